@@ -1,0 +1,69 @@
+package io.streamfusion.api;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+import java.util.List;
+
+/**
+ * Configuration options of the StreamFusion state backend, all under {@code
+ * state.backend.streamfusion.*}. docs/configuration.md lists them with their defaults.
+ */
+public final class StreamFusionOptions {
+
+    /** The value of {@code state.backend.type} that selects StreamFusion. */
+    public static final String BACKEND_SHORT_NAME = "streamfusion";
+
+    /** Prefix shared by every option of this backend. */
+    public static final String PREFIX = "state.backend.streamfusion.";
+
+    public static final ConfigOption<List<String>> LOCAL_DIRECTORIES =
+            ConfigOptions.key(PREFIX + "localdir")
+                    .stringType()
+                    .asList()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Directories where StreamFusion keeps the working RocksDB files of"
+                                    + " keyed state. Several directories are used round robin."
+                                    + " Unset, the TaskManager's temporary directories"
+                                    + " (io.tmp.dirs) are used, as Flink's rocksdb backend does.");
+
+    public static final ConfigOption<MemorySize> FIXED_MEMORY_PER_SLOT =
+            ConfigOptions.key(PREFIX + "memory.fixed-per-slot")
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "A fixed memory budget per slot for the RocksDB block cache and"
+                                    + " memtables, shared by every keyed backend in the slot. Unset,"
+                                    + " the budget is the slot's managed memory for state backends,"
+                                    + " as with Flink's rocksdb backend. Must be at least 1 MiB.");
+
+    public static final ConfigOption<Double> WRITE_BUFFER_RATIO =
+            ConfigOptions.key(PREFIX + "memory.write-buffer-ratio")
+                    .doubleType()
+                    .defaultValue(0.5)
+                    .withDescription(
+                            "The share of the slot's budget that memtables may use, strictly"
+                                    + " between 0 and 1. Memtable memory is charged to the block"
+                                    + " cache, so together they stay within the budget.");
+
+    public static final ConfigOption<TimerServiceFactory> TIMER_SERVICE_FACTORY =
+            ConfigOptions.key(PREFIX + "timer-service.factory")
+                    .enumType(TimerServiceFactory.class)
+                    .defaultValue(TimerServiceFactory.NATIVE)
+                    .withDescription(
+                            "Where timers live: NATIVE keeps them in the native store, HEAP in"
+                                    + " Flink's heap priority queues (like"
+                                    + " state.backend.rocksdb.timer-service.factory).");
+
+    public static final ConfigOption<Integer> TIMER_SERVICE_CACHE_SIZE =
+            ConfigOptions.key(PREFIX + "timer-service.cache-size")
+                    .intType()
+                    .defaultValue(128)
+                    .withDescription(
+                            "With NATIVE timers, how many of the earliest timers of each key group"
+                                    + " are cached on the heap. Must be positive.");
+
+    private StreamFusionOptions() {}
+}

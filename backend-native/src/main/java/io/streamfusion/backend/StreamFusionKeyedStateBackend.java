@@ -1,0 +1,566 @@
+package io.streamfusion.backend;
+
+import io.streamfusion.api.BatchKeyedStateBackend;
+import io.streamfusion.api.BatchValueState;
+import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeStore;
+import io.streamfusion.backend.snapshot.CanonicalFullSnapshotStrategy;
+import io.streamfusion.backend.snapshot.CanonicalSnapshotResources;
+import io.streamfusion.backend.state.AbstractStreamFusionState;
+import io.streamfusion.backend.state.StateColumnKeys;
+import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
+import io.streamfusion.backend.state.StateKinds;
+import io.streamfusion.backend.state.StreamFusionBatchValueState;
+import io.streamfusion.backend.state.StateValueMigration;
+import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
+
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SnapshotType;
+import org.apache.flink.runtime.memory.OpaqueMemoryResource;
+import org.apache.flink.runtime.query.TaskKvStateRegistry;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.InternalKeyContext;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.SavepointResources;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.SnapshotStrategyRunner;
+import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.StreamCompressionDecorator;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
+import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.ResourceGuard;
+import org.apache.flink.util.StateMigrationException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.RunnableFuture;
+import java.util.stream.Stream;
+
+import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
+
+/**
+ * The keyed state backend of StreamFusion: one native RocksDB instance, one column family per
+ * registered state, keys in Flink's canonical composite layout. Timers live in Flink's heap
+ * priority queues. Like Flink's RocksDB backend, it is used by one task thread, except for the
+ * asynchronous part of snapshots, which holds a {@link ResourceGuard} lease.
+ */
+public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<K>
+        implements BatchKeyedStateBackend<K> {
+
+    /** The identifier returned by {@link #getBackendTypeIdentifier()}. */
+    public static final String BACKEND_TYPE_IDENTIFIER = "streamfusion";
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamFusionKeyedStateBackend.class);
+
+    private final NativeStore store;
+    private final OpaqueMemoryResource<NativeSharedMemory> memory;
+    private final File instanceDirectory;
+    private final int keyGroupPrefixBytes;
+    private final LinkedHashMap<String, RegisteredStateColumn> kvStateInformation;
+    private final Map<String, State> createdKvStates = new HashMap<>();
+    private final HeapPriorityQueuesManager heapPriorityQueuesManager;
+    /** Null when timers live on the heap. */
+    @Nullable private final NativePriorityQueueSetFactory nativeQueueFactory;
+    private final Map<String, NativeTimerQueue<?>> nativeQueues = new HashMap<>();
+    private final LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates;
+    private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
+    private final ResourceGuard storeResourceGuard = new ResourceGuard();
+    private final CanonicalFullSnapshotStrategy<K> checkpointSnapshotStrategy;
+    private boolean disposed;
+
+    StreamFusionKeyedStateBackend(
+            TaskKvStateRegistry kvStateRegistry,
+            TypeSerializer<K> keySerializer,
+            ClassLoader userCodeClassLoader,
+            ExecutionConfig executionConfig,
+            TtlTimeProvider ttlTimeProvider,
+            LatencyTrackingStateConfig latencyTrackingStateConfig,
+            SizeTrackingStateConfig sizeTrackingStateConfig,
+            CloseableRegistry cancelStreamRegistry,
+            StreamCompressionDecorator keyGroupCompressionDecorator,
+            InternalKeyContext<K> keyContext,
+            NativeStore store,
+            OpaqueMemoryResource<NativeSharedMemory> memory,
+            File instanceDirectory,
+            int keyGroupPrefixBytes,
+            LinkedHashMap<String, RegisteredStateColumn> kvStateInformation,
+            LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates,
+            HeapPriorityQueueSetFactory heapQueueFactory,
+            @Nullable NativePriorityQueueSetFactory nativeQueueFactory) {
+        super(
+                kvStateRegistry,
+                keySerializer,
+                userCodeClassLoader,
+                executionConfig,
+                ttlTimeProvider,
+                latencyTrackingStateConfig,
+                sizeTrackingStateConfig,
+                cancelStreamRegistry,
+                keyGroupCompressionDecorator,
+                keyContext);
+        this.store = store;
+        this.memory = memory;
+        this.instanceDirectory = instanceDirectory;
+        this.keyGroupPrefixBytes = keyGroupPrefixBytes;
+        this.kvStateInformation = kvStateInformation;
+        this.registeredPQStates = registeredPQStates;
+        this.heapPriorityQueuesManager =
+                new HeapPriorityQueuesManager(
+                        registeredPQStates,
+                        heapQueueFactory,
+                        keyContext.getKeyGroupRange(),
+                        keyContext.getNumberOfKeyGroups());
+        this.nativeQueueFactory = nativeQueueFactory;
+        this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
+        this.checkpointSnapshotStrategy = new CanonicalFullSnapshotStrategy<>(this::checkpointResources);
+    }
+
+    // ------------------------------------------------------------------------
+    //  Accessors for the state kinds
+    // ------------------------------------------------------------------------
+
+    public SerializedCompositeKeyBuilder<K> sharedKeyBuilder() {
+        return sharedKeyBuilder;
+    }
+
+    public int getKeyGroupPrefixBytes() {
+        return keyGroupPrefixBytes;
+    }
+
+    /** The native store; exposed for tests that count what reached the native side. */
+    public NativeStore nativeStore() {
+        return store;
+    }
+
+    public TtlTimeProvider ttlTimeProvider() {
+        return ttlTimeProvider;
+    }
+
+    /** The slot memory this backend's store uses, shared with the slot's other backends. */
+    public NativeSharedMemory slotMemory() {
+        return memory.getResourceHandle();
+    }
+
+    File instanceDirectory() {
+        return instanceDirectory;
+    }
+
+    @Override
+    public void setCurrentKey(K newKey) {
+        super.setCurrentKey(newKey);
+        sharedKeyBuilder.setKeyAndKeyGroup(getCurrentKey(), getCurrentKeyGroupIndex());
+    }
+
+    @Override
+    public void setCurrentKeyAndKeyGroup(K newKey, int newKeyGroupIndex) {
+        super.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
+        sharedKeyBuilder.setKeyAndKeyGroup(getCurrentKey(), getCurrentKeyGroupIndex());
+    }
+
+    // ------------------------------------------------------------------------
+    //  State registration
+    // ------------------------------------------------------------------------
+
+    @Nonnull
+    @Override
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            @Nonnull TypeSerializer<N> namespaceSerializer,
+            @Nonnull StateDescriptor<S, SV> stateDesc,
+            @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory)
+            throws Exception {
+        return createOrUpdateInternalState(namespaceSerializer, stateDesc, snapshotTransformFactory, false);
+    }
+
+    @Nonnull
+    @Override
+    @SuppressWarnings("unchecked")
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            @Nonnull TypeSerializer<N> namespaceSerializer,
+            @Nonnull StateDescriptor<S, SV> stateDesc,
+            @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
+            boolean allowFutureMetadataUpdates)
+            throws Exception {
+        Tuple2<RegisteredStateColumn, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registered =
+                registerKvState(stateDesc, namespaceSerializer, snapshotTransformFactory, allowFutureMetadataUpdates);
+        State existing = createdKvStates.get(stateDesc.getName());
+        if (existing != null) {
+            ((AbstractStreamFusionState<K, N, SV>) existing).updateRegistration(registered.f1, stateDesc.getDefaultValue());
+            return (IS) existing;
+        }
+        State created = StateKinds.create(this, stateDesc, registered.f0.column(), registered.f1);
+        createdKvStates.put(stateDesc.getName(), created);
+        return (IS) created;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <N, SV, SEV> Tuple2<RegisteredStateColumn, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registerKvState(
+            StateDescriptor<?, SV> stateDesc,
+            TypeSerializer<N> namespaceSerializer,
+            StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
+            boolean allowFutureMetadataUpdates)
+            throws Exception {
+        RegisteredStateColumn existing = kvStateInformation.get(stateDesc.getName());
+        RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo;
+        RegisteredStateColumn registered;
+        if (existing != null) {
+            if (!existing.isKeyValueState()) {
+                throw new FlinkRuntimeException(
+                        "State '" + stateDesc.getName() + "' is a timer queue and cannot be used as key/value state");
+            }
+            metaInfo = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) existing.metaInfo();
+            checkRestoredCompatibility(metaInfo, stateDesc, namespaceSerializer, existing.column());
+            registered = existing;
+        } else {
+            metaInfo =
+                    new RegisteredKeyValueStateBackendMetaInfo<>(
+                            stateDesc.getType(),
+                            stateDesc.getName(),
+                            namespaceSerializer,
+                            stateDesc.getSerializer(),
+                            StateSnapshotTransformFactory.noTransform());
+            registered = new RegisteredStateColumn(metaInfo, store.openColumn(stateDesc.getName()));
+            kvStateInformation.put(stateDesc.getName(), registered);
+        }
+        if (allowFutureMetadataUpdates) {
+            metaInfo = metaInfo.withSerializerUpgradesAllowed();
+        }
+        metaInfo.updateSnapshotTransformFactory(
+                SerializedSnapshotTransformFactory.forState(
+                        stateDesc, snapshotTransformFactory, metaInfo.getStateSerializer()));
+        registered.updateMetaInfo(metaInfo);
+        return Tuple2.of(registered, metaInfo);
+    }
+
+    private <N, SV> void checkRestoredCompatibility(
+            RegisteredKeyValueStateBackendMetaInfo<N, SV> restored,
+            StateDescriptor<?, SV> stateDesc,
+            TypeSerializer<N> namespaceSerializer,
+            NativeStateColumn column)
+            throws Exception {
+        TypeSerializer<N> previousNamespaceSerializer = restored.getNamespaceSerializer();
+        TypeSerializerSchemaCompatibility<N> namespaceCompatibility =
+                restored.updateNamespaceSerializer(namespaceSerializer);
+        if (!namespaceCompatibility.isCompatibleAsIs()
+                && !namespaceCompatibility.isCompatibleWithReconfiguredSerializer()) {
+            throw new StateMigrationException(
+                    "State '"
+                            + stateDesc.getName()
+                            + "': the new namespace serializer ("
+                            + namespaceSerializer
+                            + ") must be compatible with the old namespace serializer ("
+                            + previousNamespaceSerializer
+                            + ").");
+        }
+        restored.checkStateMetaInfo(stateDesc);
+        TypeSerializer<SV> previousStateSerializer = restored.getStateSerializer();
+        TypeSerializerSchemaCompatibility<SV> stateCompatibility =
+                restored.updateStateSerializer(stateDesc.getSerializer());
+        if (stateCompatibility.isCompatibleAfterMigration()) {
+            LOG.info("Migrating the stored values of state '{}' to its new serializer", stateDesc.getName());
+            StateValueMigration.migrate(this, stateDesc, column, restored);
+        }
+        if (stateCompatibility.isIncompatible()) {
+            throw new StateMigrationException(
+                    "State '"
+                            + stateDesc.getName()
+                            + "': the new state serializer ("
+                            + stateDesc.getSerializer()
+                            + ") must not be incompatible with the old state serializer ("
+                            + previousStateSerializer
+                            + ").");
+        }
+    }
+
+    @Override
+    public <V> BatchValueState<K, V> getBatchValueState(ValueStateDescriptor<V> descriptor) throws Exception {
+        if (descriptor.getTtlConfig().isEnabled()) {
+            throw new UnsupportedOperationException(
+                    "Batch access to state '" + descriptor.getName() + "' with TTL is not supported; use"
+                            + " per-record access for states with TTL.");
+        }
+        getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        RegisteredStateColumn registered = kvStateInformation.get(descriptor.getName());
+        @SuppressWarnings("unchecked")
+        TypeSerializer<V> valueSerializer = (TypeSerializer<V>) registered.keyValueMetaInfo().getStateSerializer();
+        return new StreamFusionBatchValueState<>(
+                store,
+                registered.column(),
+                keySerializer,
+                valueSerializer,
+                keyGroupPrefixBytes,
+                numberOfKeyGroups,
+                keyGroupRange);
+    }
+
+    // ------------------------------------------------------------------------
+    //  Timers
+    // ------------------------------------------------------------------------
+
+    @Nonnull
+    @Override
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    @Nonnull String stateName, @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
+        return create(stateName, byteOrderedElementSerializer, false);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    @Nonnull String stateName,
+                    @Nonnull TypeSerializer<T> byteOrderedElementSerializer,
+                    boolean allowFutureMetadataUpdates) {
+        if (nativeQueueFactory == null) {
+            return heapPriorityQueuesManager.createOrUpdate(
+                    stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        }
+        NativeTimerQueue<?> existing = nativeQueues.get(stateName);
+        if (existing != null && existing.serializer == byteOrderedElementSerializer) {
+            return (KeyGroupedInternalPriorityQueue<T>) existing.queue;
+        }
+        RegisteredStateColumn registered =
+                registerPriorityQueue(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        // A changed serializer needs a fresh queue: the old one's cache holds bytes of the old format.
+        KeyGroupedInternalPriorityQueue<T> queue =
+                nativeQueueFactory.create(registered.column(), byteOrderedElementSerializer);
+        nativeQueues.put(stateName, new NativeTimerQueue<>(byteOrderedElementSerializer, queue));
+        return queue;
+    }
+
+    /** A native timer queue and the serializer it was built with. */
+    private static final class NativeTimerQueue<T> {
+        final TypeSerializer<T> serializer;
+        final KeyGroupedInternalPriorityQueue<T> queue;
+
+        NativeTimerQueue(TypeSerializer<T> serializer, KeyGroupedInternalPriorityQueue<T> queue) {
+            this.serializer = serializer;
+            this.queue = queue;
+        }
+    }
+
+    /** Registers (or re-registers) a native timer queue, as Flink's RocksDB backend does. */
+    private <T> RegisteredStateColumn registerPriorityQueue(
+            String stateName, TypeSerializer<T> serializer, boolean allowFutureMetadataUpdates) {
+        RegisteredStateColumn existing = kvStateInformation.get(stateName);
+        if (existing == null) {
+            RegisteredPriorityQueueStateBackendMetaInfo<T> metaInfo =
+                    new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
+            RegisteredStateColumn registered =
+                    new RegisteredStateColumn(
+                            allowFutureMetadataUpdates ? metaInfo.withSerializerUpgradesAllowed() : metaInfo,
+                            store.openColumn(stateName));
+            kvStateInformation.put(stateName, registered);
+            return registered;
+        }
+        if (existing.isKeyValueState()) {
+            throw new FlinkRuntimeException(
+                    "State '" + stateName + "' is a key/value state and cannot be used as a timer queue");
+        }
+        @SuppressWarnings("unchecked")
+        RegisteredPriorityQueueStateBackendMetaInfo<T> restored =
+                (RegisteredPriorityQueueStateBackendMetaInfo<T>) existing.metaInfo();
+        if (restored.getPreviousElementSerializer() != serializer) {
+            TypeSerializerSchemaCompatibility<T> compatibility = restored.updateElementSerializer(serializer);
+            if (compatibility.isIncompatible()) {
+                throw new FlinkRuntimeException(
+                        new StateMigrationException(
+                                "Timer queue '" + stateName + "': the new priority queue serializer must not be"
+                                        + " incompatible."));
+            }
+            RegisteredPriorityQueueStateBackendMetaInfo<T> metaInfo =
+                    new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
+            existing.updateMetaInfo(allowFutureMetadataUpdates ? metaInfo.withSerializerUpgradesAllowed() : metaInfo);
+        }
+        return existing;
+    }
+
+    @Override
+    public boolean requiresLegacySynchronousTimerSnapshots(SnapshotType checkpointType) {
+        // Heap timers are written by the timer service into raw keyed state for checkpoints,
+        // as with Flink's RocksDB backend in HEAP timer mode; savepoints carry them in the
+        // canonical stream instead. Native timers are ordinary columns in every snapshot.
+        return nativeQueueFactory == null && !checkpointType.isSavepoint();
+    }
+
+    @Override
+    public boolean isSafeToReuseKVState() {
+        // Same rule as Flink's RocksDB backend: unsafe only with heap timers.
+        return nativeQueueFactory != null;
+    }
+
+    // ------------------------------------------------------------------------
+    //  Keys
+    // ------------------------------------------------------------------------
+
+    @Override
+    public <N> Stream<K> getKeys(String state, N namespace) {
+        RegisteredStateColumn registered = kvStateInformation.get(state);
+        if (registered == null || !registered.isKeyValueState()) {
+            return Stream.empty();
+        }
+        return StateColumnKeys.keys(this, registered, namespace);
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(List<String> states, N namespace) {
+        return states.stream().flatMap(state -> getKeys(state, namespace)).distinct();
+    }
+
+    @Override
+    public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
+        RegisteredStateColumn registered = kvStateInformation.get(state);
+        if (registered == null || !registered.isKeyValueState()) {
+            return Stream.empty();
+        }
+        return StateColumnKeys.keysAndNamespaces(this, registered);
+    }
+
+    @Override
+    public int numKeyValueStateEntries() {
+        long count = 0;
+        for (RegisteredStateColumn registered : kvStateInformation.values()) {
+            count += registered.column().countEntries();
+        }
+        return Math.toIntExact(count);
+    }
+
+    // ------------------------------------------------------------------------
+    //  Snapshots
+    // ------------------------------------------------------------------------
+
+    @Nonnull
+    @Override
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+            long checkpointId,
+            long timestamp,
+            @Nonnull CheckpointStreamFactory streamFactory,
+            @Nonnull CheckpointOptions checkpointOptions)
+            throws Exception {
+        return new SnapshotStrategyRunner<>(
+                        checkpointSnapshotStrategy.getDescription(),
+                        checkpointSnapshotStrategy,
+                        cancelStreamRegistry,
+                        ASYNCHRONOUS)
+                .snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
+    }
+
+    @Nonnull
+    @Override
+    public SavepointResources<K> savepoint() throws Exception {
+        return new SavepointResources<>(snapshotResources(true), ASYNCHRONOUS);
+    }
+
+    private CanonicalSnapshotResources<K> checkpointResources() throws IOException {
+        return snapshotResources(false);
+    }
+
+    /**
+     * Native timers are columns and always included; heap timers go into savepoints only, since
+     * checkpoints get them from the timer service's raw keyed state.
+     */
+    private CanonicalSnapshotResources<K> snapshotResources(boolean includeHeapTimers) throws IOException {
+        return CanonicalSnapshotResources.create(
+                store,
+                storeResourceGuard,
+                new ArrayList<>(kvStateInformation.values()),
+                includeHeapTimers ? registeredPQStates.values() : List.of(),
+                keyGroupRange,
+                keySerializer,
+                keyGroupPrefixBytes,
+                keyGroupCompressionDecorator);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        // Full canonical checkpoints share nothing between checkpoints: nothing to confirm.
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        // As above: an aborted full checkpoint leaves no shared files behind.
+    }
+
+    // ------------------------------------------------------------------------
+    //  Lifecycle
+    // ------------------------------------------------------------------------
+
+    @Override
+    public String getBackendTypeIdentifier() {
+        return BACKEND_TYPE_IDENTIFIER;
+    }
+
+    @Override
+    public void dispose() {
+        if (disposed) {
+            return;
+        }
+        disposed = true;
+        super.dispose();
+        // Blocks until every snapshot holding a lease has released it, so no native call can
+        // run on a freed store.
+        storeResourceGuard.close();
+        for (RegisteredStateColumn registered : kvStateInformation.values()) {
+            IOUtils.closeQuietly(registered.column());
+        }
+        kvStateInformation.clear();
+        createdKvStates.clear();
+        nativeQueues.clear();
+        IOUtils.closeQuietly(store);
+        // Releases this backend's lease; the slot's memory is freed with the last lease.
+        IOUtils.closeQuietly(memory);
+        try {
+            FileUtils.deleteDirectory(instanceDirectory);
+        } catch (IOException e) {
+            LOG.warn("Could not delete StreamFusion working directory {}", instanceDirectory, e);
+        }
+    }
+
+    public boolean isDisposed() {
+        return disposed;
+    }
+
+    /** The native columns by state name, for tests and diagnostics. */
+    public Map<String, NativeStateColumn> nativeColumns() {
+        Map<String, NativeStateColumn> columns = new LinkedHashMap<>();
+        kvStateInformation.forEach((name, registered) -> columns.put(name, registered.column()));
+        return columns;
+    }
+}

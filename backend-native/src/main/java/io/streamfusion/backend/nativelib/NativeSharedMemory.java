@@ -1,0 +1,48 @@
+package io.streamfusion.backend.nativelib;
+
+/**
+ * The memory budget of one slot in native code: a RocksDB block cache and a write-buffer
+ * manager charged to it, shared by every {@link NativeStore} opened with it.
+ */
+public final class NativeSharedMemory extends NativeHandle {
+
+    private final long totalBytes;
+
+    private NativeSharedMemory(long handle, long totalBytes) {
+        super(handle, "StreamFusion slot memory of " + totalBytes + " bytes");
+        this.totalBytes = totalBytes;
+    }
+
+    /**
+     * Creates the cache and write-buffer manager for a budget of {@code totalBytes}, of which
+     * memtables may use the share {@code writeBufferRatio}.
+     */
+    public static NativeSharedMemory allocate(long totalBytes, double writeBufferRatio) {
+        NativeLibrary.ensureLoaded();
+        return new NativeSharedMemory(NativeMethods.openSharedMemory(totalBytes, writeBufferRatio), totalBytes);
+    }
+
+    public long totalBytes() {
+        return totalBytes;
+    }
+
+    /** Bytes held by the block cache, including memtable memory charged to it. */
+    public long cacheUsage() {
+        return NativeMethods.sharedMemoryUsage(handle())[0];
+    }
+
+    /** Bytes of cache entries pinned in memory (index and filter blocks in use). */
+    public long pinnedUsage() {
+        return NativeMethods.sharedMemoryUsage(handle())[1];
+    }
+
+    /** Bytes of memtables, counted by the write-buffer manager. */
+    public long writeBufferUsage() {
+        return NativeMethods.sharedMemoryUsage(handle())[2];
+    }
+
+    @Override
+    void free(long handle) {
+        NativeMethods.closeSharedMemory(handle);
+    }
+}

@@ -1,0 +1,87 @@
+package io.streamfusion.backend.nativelib;
+
+import java.util.List;
+
+/**
+ * The RocksDB column family that holds one registered state. Keys and values are the bytes of
+ * Flink's canonical layout; this class does no serialization. Each method is one JNI crossing.
+ */
+public final class NativeStateColumn extends NativeHandle {
+
+    private final String stateName;
+
+    NativeStateColumn(long handle, String stateName) {
+        super(handle, "StreamFusion column of state '" + stateName + "'");
+        this.stateName = stateName;
+    }
+
+    public String stateName() {
+        return stateName;
+    }
+
+    /** The stored value, or null if the key is absent. */
+    public byte[] get(byte[] key) {
+        return NativeMethods.get(handle(), key);
+    }
+
+    public void put(byte[] key, byte[] value) {
+        NativeMethods.put(handle(), key, value);
+    }
+
+    public void delete(byte[] key) {
+        NativeMethods.delete(handle(), key);
+    }
+
+    /**
+     * Appends to the list stored under {@code key} without reading it: the native merge
+     * operator joins values with Flink's list delimiter, as Flink's RocksDB backend does.
+     */
+    public void merge(byte[] key, byte[] value) {
+        NativeMethods.merge(handle(), key, value);
+    }
+
+    /**
+     * Entries whose keys start with {@code prefix}, in key order, after {@code resumeAfter} if
+     * it is not null, encoded as an entry batch of at least {@code maxBytes} unless fewer remain.
+     * A batch shorter than {@code maxBytes} holds every remaining entry.
+     */
+    public byte[] scanPrefix(byte[] prefix, byte[] resumeAfter, int maxBytes) {
+        return NativeMethods.scanPrefix(handle(), prefix, resumeAfter, maxBytes);
+    }
+
+    /** Deletes every entry whose key starts with {@code prefix}; returns how many. */
+    public long deletePrefix(byte[] prefix) {
+        return NativeMethods.deletePrefix(handle(), prefix);
+    }
+
+    /**
+     * Looks up every key of a {@link KeyListWriter key list} in one RocksDB multi-get. Read the
+     * answer with {@link ValueListReader}; values come in the order of the keys.
+     */
+    public byte[] multiGet(byte[] keyList) {
+        return NativeMethods.multiGet(handle(), keyList);
+    }
+
+    /** Deletes every key of a {@link KeyListWriter key list} in one atomic write. */
+    public int deleteAll(byte[] keyList) {
+        return NativeMethods.deleteAll(handle(), keyList);
+    }
+
+    /** Counts live entries with a full native scan; for tests and diagnostics. */
+    public long countEntries() {
+        return NativeMethods.countEntries(handle());
+    }
+
+    static long[] handles(List<NativeStateColumn> columns) {
+        long[] handles = new long[columns.size()];
+        for (int i = 0; i < handles.length; i++) {
+            handles[i] = columns.get(i).handle();
+        }
+        return handles;
+    }
+
+    @Override
+    void free(long handle) {
+        NativeMethods.closeColumn(handle);
+    }
+}

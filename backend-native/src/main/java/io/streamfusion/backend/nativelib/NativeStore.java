@@ -1,0 +1,62 @@
+package io.streamfusion.backend.nativelib;
+
+import java.io.File;
+import java.util.List;
+
+/**
+ * One RocksDB instance in native memory, owned by one keyed backend. Its column families are
+ * opened as {@link NativeStateColumn}s, which must be closed before the store.
+ */
+public final class NativeStore extends NativeHandle {
+
+    private final File directory;
+
+    private NativeStore(long handle, File directory) {
+        super(handle, "StreamFusion store at " + directory);
+        this.directory = directory;
+    }
+
+    /**
+     * Opens, creating if needed, the RocksDB instance in {@code directory}, using the slot's
+     * shared block cache and write-buffer budget. The store keeps that memory alive natively,
+     * so {@code memory} may be closed before the store.
+     */
+    public static NativeStore open(File directory, NativeSharedMemory memory) {
+        long handle = NativeMethods.openStore(directory.getAbsolutePath(), memory.handle());
+        return new NativeStore(handle, directory);
+    }
+
+    public File directory() {
+        return directory;
+    }
+
+    /** Opens the column family of a state, creating it if it does not exist. */
+    public NativeStateColumn openColumn(String stateName) {
+        return new NativeStateColumn(NativeMethods.openColumn(handle(), stateName), stateName);
+    }
+
+    /** Writes all entries of an encoded batch in one atomic RocksDB write. */
+    public int applyBatch(List<NativeStateColumn> columns, byte[] encodedBatch) {
+        return NativeMethods.applyBatch(handle(), NativeStateColumn.handles(columns), encodedBatch);
+    }
+
+    /**
+     * Starts a scan of the given columns over a point-in-time snapshot, in canonical snapshot
+     * order: by key group, then by the column's position in {@code columns}.
+     */
+    public NativeKeyGroupScan openScan(List<NativeStateColumn> columns, int keyGroupPrefixBytes) {
+        return new NativeKeyGroupScan(
+                NativeMethods.openScan(
+                        handle(), NativeStateColumn.handles(columns), keyGroupPrefixBytes));
+    }
+
+    /** Flushes every memtable to SST files. */
+    public void flush() {
+        NativeMethods.flushStore(handle());
+    }
+
+    @Override
+    void free(long handle) {
+        NativeMethods.closeStore(handle);
+    }
+}

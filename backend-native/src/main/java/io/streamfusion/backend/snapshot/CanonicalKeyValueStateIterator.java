@@ -1,0 +1,97 @@
+package io.streamfusion.backend.snapshot;
+
+import org.apache.flink.runtime.state.KeyValueStateIterator;
+import org.apache.flink.util.IOUtils;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Merges entry sources into the order Flink's full-snapshot writer needs: by key group, then
+ * by state id. There are only a handful of sources (the native states plus one per timer
+ * queue), so a linear pick per entry is cheaper than a heap.
+ */
+final class CanonicalKeyValueStateIterator implements KeyValueStateIterator {
+
+    private final List<EntrySource> sources;
+    private EntrySource current;
+    private boolean newKeyGroup;
+    private boolean newKeyValueState;
+    private int keyGroup;
+    private int kvStateId;
+    private byte[] key;
+    private byte[] value;
+
+    CanonicalKeyValueStateIterator(List<EntrySource> sources) {
+        this.sources = sources;
+        select(true);
+    }
+
+    private void select(boolean first) {
+        EntrySource best = null;
+        for (EntrySource source : sources) {
+            if (source.isValid()
+                    && (best == null
+                            || source.keyGroup() < best.keyGroup()
+                            || (source.keyGroup() == best.keyGroup() && source.stateId() < best.stateId()))) {
+                best = source;
+            }
+        }
+        current = best;
+        if (best == null) {
+            return;
+        }
+        newKeyGroup = first || best.keyGroup() != keyGroup;
+        newKeyValueState = newKeyGroup || best.stateId() != kvStateId;
+        keyGroup = best.keyGroup();
+        kvStateId = best.stateId();
+        key = best.key();
+        value = best.value();
+    }
+
+    @Override
+    public void next() throws IOException {
+        current.next();
+        select(false);
+    }
+
+    @Override
+    public int keyGroup() {
+        return keyGroup;
+    }
+
+    @Override
+    public byte[] key() {
+        return key;
+    }
+
+    @Override
+    public byte[] value() {
+        return value;
+    }
+
+    @Override
+    public int kvStateId() {
+        return kvStateId;
+    }
+
+    @Override
+    public boolean isNewKeyValueState() {
+        return newKeyValueState;
+    }
+
+    @Override
+    public boolean isNewKeyGroup() {
+        return newKeyGroup;
+    }
+
+    @Override
+    public boolean isValid() {
+        return current != null;
+    }
+
+    @Override
+    public void close() {
+        sources.forEach(IOUtils::closeQuietly);
+    }
+}

@@ -1,0 +1,181 @@
+package io.streamfusion.backend.state;
+
+import io.streamfusion.backend.StreamFusionKeyedStateBackend;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.StateMigrationException;
+
+import java.io.IOException;
+
+/**
+ * Base of every StreamFusion state kind: builds the canonical composite key of the current key
+ * and namespace with the backend's shared key builder, and talks to one native column.
+ *
+ * @param <K> key type
+ * @param <N> namespace type
+ * @param <V> stored value type
+ */
+public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvState<K, N, V> {
+
+    protected final StreamFusionKeyedStateBackend<K> backend;
+    protected final NativeStateColumn column;
+    protected final DataOutputSerializer valueOut = new DataOutputSerializer(128);
+    protected final DataInputDeserializer valueIn = new DataInputDeserializer();
+
+    private final SerializedCompositeKeyBuilder<K> keyBuilder;
+    private TypeSerializer<N> namespaceSerializer;
+    protected TypeSerializer<V> valueSerializer;
+    private V defaultValue;
+    private N currentNamespace;
+
+    protected AbstractStreamFusionState(
+            StreamFusionKeyedStateBackend<K> backend,
+            NativeStateColumn column,
+            RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
+            V defaultValue) {
+        this.backend = backend;
+        this.column = column;
+        this.keyBuilder = backend.sharedKeyBuilder();
+        updateRegistration(metaInfo, defaultValue);
+    }
+
+    /** Adopts the serializers of a re-registration of the same state. */
+    public final void updateRegistration(RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo, V defaultValue) {
+        this.namespaceSerializer = metaInfo.getNamespaceSerializer();
+        this.valueSerializer = metaInfo.getStateSerializer();
+        this.defaultValue = defaultValue;
+        onValueSerializerChanged(valueSerializer);
+    }
+
+    /**
+     * Lets a state kind derive its element serializers from a (new) value serializer. Also
+     * called from the base constructor, so implementations may only assign fields that have no
+     * initializer.
+     */
+    protected void onValueSerializerChanged(TypeSerializer<V> newValueSerializer) {}
+
+    @Override
+    public TypeSerializer<K> getKeySerializer() {
+        return backend.getKeySerializer();
+    }
+
+    @Override
+    public TypeSerializer<N> getNamespaceSerializer() {
+        return namespaceSerializer;
+    }
+
+    @Override
+    public TypeSerializer<V> getValueSerializer() {
+        return valueSerializer;
+    }
+
+    @Override
+    public void setCurrentNamespace(N namespace) {
+        this.currentNamespace = namespace;
+    }
+
+    @Override
+    public void clear() {
+        column.delete(currentKeyBytes());
+    }
+
+    /** The canonical key {@code [key group][key][namespace]} of the current key and namespace. */
+    protected final byte[] currentKeyBytes() {
+        return keyBuilder.buildCompositeKeyNamespace(currentNamespace, namespaceSerializer);
+    }
+
+    /** The canonical key {@code [key group][key][namespace][user key]} of a map entry. */
+    protected final <UK> byte[] currentKeyBytes(UK userKey, TypeSerializer<UK> userKeySerializer) {
+        try {
+            return keyBuilder.buildCompositeKeyNamesSpaceUserKey(
+                    currentNamespace, namespaceSerializer, userKey, userKeySerializer);
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while serializing a user key of state " + column.stateName(), e);
+        }
+    }
+
+    /** Serializes any value with the state's reusable buffer. */
+    protected final <T> byte[] serialize(T value, TypeSerializer<T> serializer) {
+        try {
+            valueOut.clear();
+            serializer.serialize(value, valueOut);
+            return valueOut.getCopyOfBuffer();
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while serializing a value of state " + column.stateName(), e);
+        }
+    }
+
+    protected final byte[] serializeValue(V value) {
+        return serialize(value, valueSerializer);
+    }
+
+    protected final V deserializeValue(byte[] bytes) throws IOException {
+        valueIn.setBuffer(bytes);
+        return valueSerializer.deserialize(valueIn);
+    }
+
+    protected final V defaultValue() {
+        return defaultValue == null ? null : valueSerializer.copy(defaultValue);
+    }
+
+    @Override
+    public byte[] getSerializedValue(
+            byte[] serializedKeyAndNamespace,
+            TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer,
+            TypeSerializer<V> safeValueSerializer)
+            throws Exception {
+        Tuple2<K, N> keyAndNamespace =
+                KvStateSerializer.deserializeKeyAndNamespace(
+                        serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        int keyGroup =
+                KeyGroupRangeAssignment.assignToKeyGroup(
+                        keyAndNamespace.f0, backend.getNumberOfKeyGroups());
+        SerializedCompositeKeyBuilder<K> builder =
+                new SerializedCompositeKeyBuilder<>(
+                        safeKeySerializer, backend.getKeyGroupPrefixBytes(), 32);
+        builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
+        return column.get(builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer));
+    }
+
+    /**
+     * Rewrites one stored value from the prior serializer's format to the new one's, for
+     * serializer migration on restore. Both serializers are {@link TtlAwareSerializer}s, so TTL
+     * being switched on or off is migrated too. List and map states override this to migrate
+     * element by element.
+     */
+    public void migrateSerializedValue(
+            DataInputDeserializer oldValue,
+            DataOutputSerializer newValue,
+            TypeSerializer<V> priorSerializer,
+            TypeSerializer<V> newSerializer,
+            TtlTimeProvider ttlTimeProvider)
+            throws StateMigrationException {
+        TtlAwareSerializer<V, ?> prior = (TtlAwareSerializer<V, ?>) priorSerializer;
+        TtlAwareSerializer<V, ?> next = (TtlAwareSerializer<V, ?>) newSerializer;
+        try {
+            next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
+        } catch (Exception e) {
+            throw new StateMigrationException("Error while migrating a value of state " + column.stateName(), e);
+        }
+    }
+
+    @Override
+    public StateIncrementalVisitor<K, N, V> getStateIncrementalVisitor(int recommendedMaxNumberOfReturnedRecords) {
+        throw new UnsupportedOperationException(
+                "The global state entry visitor is a heap-backend feature; StreamFusion, like"
+                        + " Flink's rocksdb backend, does not offer it.");
+    }
+}

@@ -1,0 +1,46 @@
+package io.streamfusion.backend.state;
+
+import io.streamfusion.backend.StreamFusionKeyedStateBackend;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.internal.InternalAggregatingState;
+
+import java.io.IOException;
+
+/** {@code AggregatingState}: the stored value is the accumulator of an {@link AggregateFunction}. */
+public final class StreamFusionAggregatingState<K, N, IN, ACC, OUT>
+        extends AbstractStreamFusionAppendingState<K, N, IN, ACC, OUT>
+        implements InternalAggregatingState<K, N, IN, ACC, OUT> {
+
+    private final AggregateFunction<IN, ACC, OUT> aggregateFunction;
+
+    public StreamFusionAggregatingState(
+            StreamFusionKeyedStateBackend<K> backend,
+            NativeStateColumn column,
+            RegisteredKeyValueStateBackendMetaInfo<N, ACC> metaInfo,
+            AggregateFunction<IN, ACC, OUT> aggregateFunction) {
+        super(backend, column, metaInfo);
+        this.aggregateFunction = aggregateFunction;
+    }
+
+    @Override
+    ACC mergeAccumulators(ACC a, ACC b) {
+        return aggregateFunction.merge(a, b);
+    }
+
+    @Override
+    public OUT get() throws IOException {
+        ACC accumulator = getInternal();
+        return accumulator == null ? null : aggregateFunction.getResult(accumulator);
+    }
+
+    @Override
+    public void add(IN value) throws IOException {
+        byte[] key = currentKeyBytes();
+        byte[] bytes = column.get(key);
+        ACC accumulator = bytes == null ? aggregateFunction.createAccumulator() : deserializeValue(bytes);
+        column.put(key, serializeValue(aggregateFunction.add(value, accumulator)));
+    }
+}

@@ -1,0 +1,357 @@
+package io.streamfusion.backend.state;
+
+import io.streamfusion.backend.StreamFusionKeyedStateBackend;
+import io.streamfusion.backend.nativelib.EntryBatchReader;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.StateMigrationException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * {@code MapState}: one native entry per user key, {@code [key group][key][namespace][user
+ * key]}, whose value is a null flag byte and the serialized user value, as in Flink's RocksDB
+ * backend. Iteration reads the entries under the current prefix in batches; entries can be
+ * removed or updated while iterating.
+ */
+public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusionState<K, N, Map<UK, UV>>
+        implements InternalMapState<K, N, UK, UV> {
+
+    /** Bytes of entries fetched per native call while iterating. */
+    static final int ITERATION_BATCH_BYTES = 32 * 1024;
+
+    private TypeSerializer<UK> userKeySerializer;
+    private TypeSerializer<UV> userValueSerializer;
+
+    public StreamFusionMapState(
+            StreamFusionKeyedStateBackend<K> backend,
+            NativeStateColumn column,
+            RegisteredKeyValueStateBackendMetaInfo<N, Map<UK, UV>> metaInfo) {
+        super(backend, column, metaInfo, null);
+    }
+
+    @Override
+    protected void onValueSerializerChanged(TypeSerializer<Map<UK, UV>> newValueSerializer) {
+        MapSerializer<UK, UV> mapSerializer = (MapSerializer<UK, UV>) newValueSerializer;
+        this.userKeySerializer = mapSerializer.getKeySerializer();
+        this.userValueSerializer = mapSerializer.getValueSerializer();
+    }
+
+    private byte[] serializeUserValue(UV value) {
+        try {
+            valueOut.clear();
+            valueOut.writeBoolean(value == null);
+            if (value != null) {
+                userValueSerializer.serialize(value, valueOut);
+            }
+            return valueOut.getCopyOfBuffer();
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while serializing a user value of state " + column.stateName(), e);
+        }
+    }
+
+    private UV deserializeUserValue(byte[] bytes, DataInputDeserializer in) throws IOException {
+        in.setBuffer(bytes);
+        return in.readBoolean() ? null : userValueSerializer.deserialize(in);
+    }
+
+    @Override
+    public void migrateSerializedValue(
+            DataInputDeserializer oldValue,
+            DataOutputSerializer newValue,
+            TypeSerializer<Map<UK, UV>> priorSerializer,
+            TypeSerializer<Map<UK, UV>> newSerializer,
+            TtlTimeProvider ttlTimeProvider)
+            throws StateMigrationException {
+        TtlAwareSerializer<UV, ?> prior =
+                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) priorSerializer).getValueSerializer();
+        TtlAwareSerializer<UV, ?> next =
+                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) newSerializer).getValueSerializer();
+        try {
+            boolean isNull = oldValue.readBoolean();
+            newValue.writeBoolean(isNull);
+            if (isNull) {
+                next.serialize(null, newValue);
+            } else {
+                next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
+            }
+        } catch (Exception e) {
+            throw new StateMigrationException("Error while migrating map state " + column.stateName(), e);
+        }
+    }
+
+    @Override
+    public UV get(UK userKey) throws IOException {
+        byte[] bytes = column.get(currentKeyBytes(userKey, userKeySerializer));
+        return bytes == null ? null : deserializeUserValue(bytes, valueIn);
+    }
+
+    @Override
+    public void put(UK userKey, UV userValue) {
+        column.put(currentKeyBytes(userKey, userKeySerializer), serializeUserValue(userValue));
+    }
+
+    @Override
+    public void putAll(Map<UK, UV> map) {
+        if (map == null) {
+            return;
+        }
+        for (Map.Entry<UK, UV> entry : map.entrySet()) {
+            put(entry.getKey(), entry.getValue());
+        }
+    }
+
+    @Override
+    public void remove(UK userKey) {
+        column.delete(currentKeyBytes(userKey, userKeySerializer));
+    }
+
+    @Override
+    public boolean contains(UK userKey) {
+        return column.get(currentKeyBytes(userKey, userKeySerializer)) != null;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return column.scanPrefix(currentKeyBytes(), null, 1).length == 0;
+    }
+
+    @Override
+    public void clear() {
+        column.deletePrefix(currentKeyBytes());
+    }
+
+    @Override
+    public Iterable<Map.Entry<UK, UV>> entries() {
+        return this::iterator;
+    }
+
+    @Override
+    public Iterable<UK> keys() {
+        return () -> new MappingIterator<>(iterator(), Map.Entry::getKey);
+    }
+
+    @Override
+    public Iterable<UV> values() {
+        return () -> new MappingIterator<>(iterator(), Map.Entry::getValue);
+    }
+
+    @Override
+    public Iterator<Map.Entry<UK, UV>> iterator() {
+        return new EntryIterator(currentKeyBytes());
+    }
+
+    @Override
+    public byte[] getSerializedValue(
+            byte[] serializedKeyAndNamespace,
+            TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer,
+            TypeSerializer<Map<UK, UV>> safeValueSerializer)
+            throws Exception {
+        Tuple2<K, N> keyAndNamespace =
+                KvStateSerializer.deserializeKeyAndNamespace(
+                        serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, backend.getNumberOfKeyGroups());
+        SerializedCompositeKeyBuilder<K> builder =
+                new SerializedCompositeKeyBuilder<>(safeKeySerializer, backend.getKeyGroupPrefixBytes(), 32);
+        builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
+        byte[] prefix = builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
+        MapSerializer<UK, UV> mapSerializer = (MapSerializer<UK, UV>) safeValueSerializer;
+        TypeSerializer<UK> keySerializer = mapSerializer.getKeySerializer();
+        TypeSerializer<UV> valueSerializer = mapSerializer.getValueSerializer();
+        // Runs on a query thread: its own buffers, nothing shared with the task thread.
+        DataInputDeserializer in = new DataInputDeserializer();
+        List<Map.Entry<UK, UV>> entries = new ArrayList<>();
+        byte[] resumeAfter = null;
+        while (true) {
+            byte[] batch = column.scanPrefix(prefix, resumeAfter, ITERATION_BATCH_BYTES);
+            EntryBatchReader reader = new EntryBatchReader(batch);
+            while (reader.advance()) {
+                in.setBuffer(reader.key(), prefix.length, reader.key().length - prefix.length);
+                UK userKey = keySerializer.deserialize(in);
+                in.setBuffer(reader.value());
+                UV userValue = in.readBoolean() ? null : valueSerializer.deserialize(in);
+                entries.add(new java.util.AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
+                resumeAfter = reader.key();
+            }
+            if (batch.length < ITERATION_BATCH_BYTES) {
+                break;
+            }
+        }
+        return entries.isEmpty() ? null : KvStateSerializer.serializeMap(entries, keySerializer, valueSerializer);
+    }
+
+    /** Entries under one prefix, fetched batch by batch; supports remove and setValue. */
+    private final class EntryIterator implements Iterator<Map.Entry<UK, UV>> {
+        private final byte[] prefix;
+        private final DataInputDeserializer in = new DataInputDeserializer();
+        private final List<MapEntry> buffered = new ArrayList<>();
+        private int position;
+        private byte[] resumeAfter;
+        private boolean exhausted;
+        private MapEntry lastReturned;
+
+        EntryIterator(byte[] prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (position < buffered.size()) {
+                return true;
+            }
+            if (exhausted) {
+                return false;
+            }
+            buffered.clear();
+            position = 0;
+            byte[] batch = column.scanPrefix(prefix, resumeAfter, ITERATION_BATCH_BYTES);
+            exhausted = batch.length < ITERATION_BATCH_BYTES;
+            EntryBatchReader reader = new EntryBatchReader(batch);
+            while (reader.advance()) {
+                buffered.add(new MapEntry(reader.key(), reader.value()));
+                resumeAfter = reader.key();
+            }
+            return !buffered.isEmpty();
+        }
+
+        @Override
+        public Map.Entry<UK, UV> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("No more entries in map state " + column.stateName());
+            }
+            lastReturned = buffered.get(position++);
+            return lastReturned;
+        }
+
+        @Override
+        public void remove() {
+            if (lastReturned == null || lastReturned.deleted) {
+                throw new IllegalStateException("remove() must follow next()");
+            }
+            lastReturned.remove();
+        }
+
+        /** A stored entry, decoded lazily. */
+        private final class MapEntry implements Map.Entry<UK, UV> {
+            private final byte[] rawKey;
+            private byte[] rawValue;
+            private boolean deleted;
+            private UK userKey;
+            private boolean keyDecoded;
+
+            MapEntry(byte[] rawKey, byte[] rawValue) {
+                this.rawKey = rawKey;
+                this.rawValue = rawValue;
+            }
+
+            void remove() {
+                deleted = true;
+                rawValue = null;
+                column.delete(rawKey);
+            }
+
+            @Override
+            public UK getKey() {
+                if (!keyDecoded) {
+                    try {
+                        in.setBuffer(rawKey, prefix.length, rawKey.length - prefix.length);
+                        userKey = userKeySerializer.deserialize(in);
+                        keyDecoded = true;
+                    } catch (IOException e) {
+                        throw new FlinkRuntimeException("Error while deserializing a user key of state " + column.stateName(), e);
+                    }
+                }
+                return userKey;
+            }
+
+            @Override
+            public UV getValue() {
+                if (deleted) {
+                    return null;
+                }
+                try {
+                    return deserializeUserValue(rawValue, in);
+                } catch (IOException e) {
+                    throw new FlinkRuntimeException("Error while deserializing a user value of state " + column.stateName(), e);
+                }
+            }
+
+            @Override
+            public boolean equals(Object other) {
+                if (!(other instanceof Map.Entry)) {
+                    return false;
+                }
+                Map.Entry<?, ?> entry = (Map.Entry<?, ?>) other;
+                return Objects.equals(getKey(), entry.getKey()) && Objects.equals(getValue(), entry.getValue());
+            }
+
+            @Override
+            public int hashCode() {
+                return Objects.hashCode(getKey()) ^ Objects.hashCode(getValue());
+            }
+
+            @Override
+            public String toString() {
+                return getKey() + "=" + getValue();
+            }
+
+            @Override
+            public UV setValue(UV value) {
+                if (deleted) {
+                    throw new IllegalStateException("The entry has been removed from map state " + column.stateName());
+                }
+                UV old = getValue();
+                rawValue = serializeUserValue(value);
+                column.put(rawKey, rawValue);
+                return old;
+            }
+        }
+    }
+
+    /** Maps an iterator's elements and forwards remove. */
+    private static final class MappingIterator<F, T> implements Iterator<T> {
+        private final Iterator<F> source;
+        private final Function<F, T> mapping;
+
+        MappingIterator(Iterator<F> source, Function<F, T> mapping) {
+            this.source = source;
+            this.mapping = mapping;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return source.hasNext();
+        }
+
+        @Override
+        public T next() {
+            return mapping.apply(source.next());
+        }
+
+        @Override
+        public void remove() {
+            source.remove();
+        }
+    }
+}

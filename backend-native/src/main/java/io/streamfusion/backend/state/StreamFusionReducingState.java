@@ -1,0 +1,44 @@
+package io.streamfusion.backend.state;
+
+import io.streamfusion.backend.StreamFusionKeyedStateBackend;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+
+import org.apache.flink.api.common.functions.ReduceFunction;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.internal.InternalReducingState;
+
+import java.io.IOException;
+
+/** {@code ReducingState}: the stored value is the reduction of everything added. */
+public final class StreamFusionReducingState<K, N, V> extends AbstractStreamFusionAppendingState<K, N, V, V, V>
+        implements InternalReducingState<K, N, V> {
+
+    private final ReduceFunction<V> reduceFunction;
+
+    public StreamFusionReducingState(
+            StreamFusionKeyedStateBackend<K> backend,
+            NativeStateColumn column,
+            RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
+            ReduceFunction<V> reduceFunction) {
+        super(backend, column, metaInfo);
+        this.reduceFunction = reduceFunction;
+    }
+
+    @Override
+    V mergeAccumulators(V a, V b) throws Exception {
+        return reduceFunction.reduce(a, b);
+    }
+
+    @Override
+    public V get() throws IOException {
+        return getInternal();
+    }
+
+    @Override
+    public void add(V value) throws Exception {
+        byte[] key = currentKeyBytes();
+        byte[] bytes = column.get(key);
+        V reduced = bytes == null ? value : reduceFunction.reduce(deserializeValue(bytes), value);
+        column.put(key, serializeValue(reduced));
+    }
+}

@@ -1,0 +1,52 @@
+package io.streamfusion.backend;
+
+import io.streamfusion.api.StreamFusionOptions;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import java.io.File;
+import java.util.Collections;
+
+/** Builds StreamFusion keyed backends the way a task does, for tests below the job level. */
+final class TestKeyedBackends {
+
+    static final int KEY_GROUPS = 128;
+
+    private TestKeyedBackends() {}
+
+    static MockEnvironment environment() {
+        return MockEnvironment.builder().setManagedMemorySize(64L << 20).setMaxParallelism(KEY_GROUPS).build();
+    }
+
+    static <K> StreamFusionKeyedStateBackend<K> create(
+            MockEnvironment env, File workDir, TypeSerializer<K> keySerializer) throws Exception {
+        Configuration config = new Configuration();
+        config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
+        StreamFusionStateBackend backend =
+                new StreamFusionStateBackend().configure(config, TestKeyedBackends.class.getClassLoader());
+        return (StreamFusionKeyedStateBackend<K>)
+                backend.createKeyedStateBackend(
+                        new KeyedStateBackendParametersImpl<>(
+                                env,
+                                new JobID(),
+                                "test-operator",
+                                keySerializer,
+                                KEY_GROUPS,
+                                new KeyGroupRange(0, KEY_GROUPS - 1),
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                (name, value) -> {},
+                                Collections.emptyList(),
+                                new CloseableRegistry(),
+                                1.0));
+    }
+}

@@ -1,0 +1,87 @@
+package io.streamfusion.backend.conformance;
+
+import io.streamfusion.api.StreamFusionOptions;
+import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.backend.StreamFusionStateBackend;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.CheckpointStorage;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.StateBackendTestBase;
+import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
+import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
+import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
+import org.apache.flink.testutils.junit.utils.TempDirUtils;
+import org.apache.flink.util.function.SupplierWithException;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Flink's own keyed-backend conformance suite ({@link StateBackendTestBase}, 71 test templates)
+ * run against StreamFusion with native and heap timers, and checkpoints stored in the JobManager
+ * and on the file system (the parameterisation of Flink's EmbeddedRocksDBStateBackendTest, less
+ * what StreamFusion does not have yet: incremental checkpoints).
+ * docs/conformance.md records every test that does not run, with its reason.
+ */
+@ExtendWith(ParameterizedTestExtension.class)
+public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFusionStateBackend> {
+
+    @TempDir private static java.nio.file.Path tempFolder;
+
+    @Parameter(0)
+    public String storageName;
+
+    @Parameter(1)
+    public SupplierWithException<CheckpointStorage, IOException> storageSupplier;
+
+    @Parameter(2)
+    public TimerServiceFactory timers;
+
+    @Parameters(name = "storage={0}, timers={2}")
+    public static List<Object[]> modes() {
+        SupplierWithException<CheckpointStorage, IOException> jobManager = JobManagerCheckpointStorage::new;
+        SupplierWithException<CheckpointStorage, IOException> fileSystem =
+                () -> new FileSystemCheckpointStorage(
+                        new Path(TempDirUtils.newFolder(tempFolder).toURI().toString()), 0, -1);
+        return Arrays.asList(
+                new Object[] {"jobmanager", jobManager, TimerServiceFactory.NATIVE},
+                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE},
+                new Object[] {"jobmanager", jobManager, TimerServiceFactory.HEAP});
+    }
+
+    @Override
+    protected ConfigurableStateBackend getStateBackend() throws IOException {
+        Configuration config = new Configuration();
+        config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), TempDirUtils.newFolder(tempFolder).getAbsolutePath());
+        config.set(StreamFusionOptions.TIMER_SERVICE_FACTORY, timers);
+        return new StreamFusionStateBackend().configure(config, Thread.currentThread().getContextClassLoader());
+    }
+
+    @Override
+    protected CheckpointStorage getCheckpointStorage() throws Exception {
+        return storageSupplier.get();
+    }
+
+    @Override
+    protected boolean isSerializerPresenceRequiredOnRestore() {
+        return false;
+    }
+
+    @Override
+    protected boolean supportsAsynchronousSnapshots() {
+        return true;
+    }
+
+    @Override
+    protected boolean isSafeToReuseKVState() {
+        return timers == TimerServiceFactory.NATIVE;
+    }
+}

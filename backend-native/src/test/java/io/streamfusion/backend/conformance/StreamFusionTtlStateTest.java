@@ -1,0 +1,36 @@
+package io.streamfusion.backend.conformance;
+
+import io.streamfusion.api.StreamFusionOptions;
+import io.streamfusion.backend.StreamFusionStateBackend;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.ttl.StateBackendTestContext;
+import org.apache.flink.runtime.state.ttl.TtlStateTestBase;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+/**
+ * Flink's TTL conformance suite ({@link TtlStateTestBase}: nine state contexts, including
+ * snapshot cleanup and restore) against StreamFusion. The suite's own extension parameterises
+ * it; incremental cleanup is a heap-backend feature and is skipped by the suite itself.
+ */
+public class StreamFusionTtlStateTest extends TtlStateTestBase {
+
+    @TempDir static Path folders;
+
+    @Override
+    protected StateBackendTestContext createStateBackendTestContext(TtlTimeProvider timeProvider) {
+        return new StateBackendTestContext(timeProvider) {
+            @Override
+            protected StateBackend createStateBackend() {
+                Configuration config = new Configuration();
+                config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), folders.toString());
+                return new StreamFusionStateBackend().configure(config, Thread.currentThread().getContextClassLoader());
+            }
+        };
+    }
+}

@@ -1,0 +1,102 @@
+package io.streamfusion.bench;
+
+import io.streamfusion.api.StreamFusionOptions;
+import io.streamfusion.backend.StreamFusionStateBackend;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.AbstractStateBackend;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
+import org.apache.flink.util.IOUtils;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.util.Collections;
+import java.util.Locale;
+
+/**
+ * A keyed backend of one of the three kinds a benchmark compares, built the way a task builds
+ * it (Flink's {@code MockEnvironment}, managed memory, 128 key groups), with {@code Long} keys.
+ * Each backend gets the same managed memory budget.
+ */
+public final class BackendUnderTest implements AutoCloseable {
+
+    /** The backends every comparison runs. */
+    public static final String[] ALL = {"hashmap", "rocksdb", "streamfusion"};
+
+    static final int MAX_PARALLELISM = 128;
+    static final long MANAGED_MEMORY = 512L << 20;
+
+    private final MockEnvironment environment;
+    private final CheckpointableKeyedStateBackend<Long> keyedBackend;
+    private final File workDirectory;
+
+    private BackendUnderTest(MockEnvironment environment, CheckpointableKeyedStateBackend<Long> keyedBackend, File workDirectory) {
+        this.environment = environment;
+        this.keyedBackend = keyedBackend;
+        this.workDirectory = workDirectory;
+    }
+
+    public static BackendUnderTest create(String kind) throws Exception {
+        File work = Files.createTempDirectory("streamfusion-bench-" + kind + "-").toFile();
+        MockEnvironment env =
+                MockEnvironment.builder().setManagedMemorySize(MANAGED_MEMORY).setMaxParallelism(MAX_PARALLELISM).build();
+        AbstractStateBackend backend = stateBackend(kind, work);
+        CheckpointableKeyedStateBackend<Long> keyed =
+                backend.createKeyedStateBackend(
+                        new KeyedStateBackendParametersImpl<>(
+                                env,
+                                new JobID(),
+                                "benchmark",
+                                LongSerializer.INSTANCE,
+                                MAX_PARALLELISM,
+                                new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                (name, value) -> {},
+                                Collections.emptyList(),
+                                new CloseableRegistry(),
+                                1.0));
+        return new BackendUnderTest(env, keyed, work);
+    }
+
+    private static AbstractStateBackend stateBackend(String kind, File work) {
+        Configuration config = new Configuration();
+        ClassLoader loader = BackendUnderTest.class.getClassLoader();
+        switch (kind.toLowerCase(Locale.ROOT)) {
+            case "hashmap":
+                return new HashMapStateBackend();
+            case "rocksdb":
+                config.setString(RocksDBOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
+                return new EmbeddedRocksDBStateBackend().configure(config, loader);
+            case "streamfusion":
+                config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
+                return new StreamFusionStateBackend().configure(config, loader);
+            default:
+                throw new IllegalArgumentException("Unknown backend '" + kind + "'; use hashmap, rocksdb or streamfusion");
+        }
+    }
+
+    public CheckpointableKeyedStateBackend<Long> keyed() {
+        return keyedBackend;
+    }
+
+    @Override
+    public void close() throws Exception {
+        IOUtils.closeQuietly(keyedBackend);
+        keyedBackend.dispose();
+        environment.close();
+        org.apache.flink.util.FileUtils.deleteDirectory(workDirectory);
+    }
+}

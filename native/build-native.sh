@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the Rust cdylib in release mode and copies it to the folder given as $1.
+#
+# The cargo target directory lives outside the source tree, keyed by Cargo.lock, so a fresh
+# clone reuses an earlier compile of RocksDB instead of spending ten minutes on it again.
+# Override it with STREAMFUSION_CARGO_TARGET_DIR.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${1:?usage: build-native.sh OUTPUT_DIR}"
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "build-native.sh: cargo not found. Install Rust (rustup) or run .ci/run, which installs what a fresh machine lacks." >&2
+  exit 1
+fi
+
+lock_hash="$(sha256sum "$here/Cargo.lock" | cut -c1-16)"
+export CARGO_TARGET_DIR="${STREAMFUSION_CARGO_TARGET_DIR:-$HOME/.cache/streamfusion/cargo-target-$lock_hash}"
+mkdir -p "$CARGO_TARGET_DIR"
+
+cargo build --release --locked --manifest-path "$here/Cargo.toml"
+
+mkdir -p "$out"
+cp -f "$CARGO_TARGET_DIR/release/libstreamfusion.so" "$out/libstreamfusion.so"
+echo "build-native.sh: packed $(du -h "$out/libstreamfusion.so" | cut -f1) library into $out (target dir $CARGO_TARGET_DIR)"

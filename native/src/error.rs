@@ -1,0 +1,41 @@
+//! Errors as values. The JNI layer turns each into a Java exception with this message.
+
+use std::fmt;
+
+/// Everything that can go wrong in the native core.
+#[derive(Debug)]
+pub enum NativeError {
+    /// RocksDB returned a non-OK status; the text is RocksDB's own.
+    RocksDb(rocksdb::Error),
+    /// The Java and native sides were built from different versions.
+    AbiMismatch { java: i32, native: i32 },
+    /// A caller passed something the native side cannot use.
+    InvalidArgument(String),
+    /// An encoded batch did not follow the batch format.
+    CorruptBatch(String),
+}
+
+impl fmt::Display for NativeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NativeError::RocksDb(e) => write!(f, "RocksDB error: {e}"),
+            NativeError::AbiMismatch { java, native } => write!(
+                f,
+                "StreamFusion ABI mismatch: Java side has ABI {java}, native library has ABI \
+                 {native}. Rebuild both from the same source tree (mvn package)."
+            ),
+            NativeError::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            NativeError::CorruptBatch(m) => write!(f, "corrupt entry batch: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for NativeError {}
+
+impl From<rocksdb::Error> for NativeError {
+    fn from(e: rocksdb::Error) -> Self {
+        NativeError::RocksDb(e)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, NativeError>;

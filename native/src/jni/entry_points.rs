@@ -1,0 +1,393 @@
+//! `native` methods of `io.streamfusion.backend.nativelib.NativeMethods`.
+//!
+//! Each function only converts arguments and delegates to the plain Rust modules.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use jni::objects::{JByteArray, JClass, JLongArray, JObject, JString};
+use jni::sys::{jbyteArray, jdouble, jint, jlong, jlongArray};
+use jni::JNIEnv;
+
+use super::guard::{call, CallResult};
+use super::handles::{borrow, borrow_mut, free, into_handle};
+use crate::abi;
+use crate::error::NativeError;
+use crate::memory::SharedMemory;
+use crate::scan::KeyGroupScan;
+use crate::store::{KeyedStore, StateColumn, StoreConfig};
+
+type StoreHandle = Arc<KeyedStore>;
+type MemoryHandle = Arc<SharedMemory>;
+
+thread_local! {
+    // Keys are copied into a per-thread buffer rather than a fresh Vec on every access.
+    static KEY_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` over the bytes of `array`, copied into the calling thread's reusable buffer.
+fn with_key<R>(
+    env: &mut JNIEnv,
+    array: &JByteArray,
+    f: impl FnOnce(&[u8]) -> CallResult<R>,
+) -> CallResult<R> {
+    let len = env.get_array_length(array)? as usize;
+    KEY_BUFFER.with(|cell| {
+        let mut buffer = cell.borrow_mut();
+        buffer.resize(len, 0);
+        // SAFETY: i8 and u8 have the same size and alignment.
+        let signed =
+            unsafe { std::slice::from_raw_parts_mut(buffer.as_mut_ptr() as *mut i8, len) };
+        env.get_byte_array_region(array, 0, signed)?;
+        f(&buffer)
+    })
+}
+
+fn column_list<'a>(env: &mut JNIEnv, handles: &JLongArray) -> CallResult<Vec<&'a StateColumn>> {
+    let len = env.get_array_length(handles)? as usize;
+    let mut raw = vec![0 as jlong; len];
+    env.get_long_array_region(handles, 0, &mut raw)?;
+    let mut columns = Vec::with_capacity(len);
+    for handle in raw {
+        columns.push(unsafe { borrow::<StateColumn>(handle)? });
+    }
+    Ok(columns)
+}
+
+fn positive(value: jlong, what: &str) -> Result<usize, NativeError> {
+    usize::try_from(value)
+        .ok()
+        .filter(|v| *v > 0)
+        .ok_or_else(|| NativeError::InvalidArgument(format!("{what} must be positive, got {value}")))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_abiVersion(
+    _env: JNIEnv,
+    _class: JClass,
+) -> jint {
+    abi::ABI_VERSION
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_checkJavaAbi(
+    mut env: JNIEnv,
+    _class: JClass,
+    java_abi: jint,
+) {
+    call(&mut env, (), |_| Ok(abi::check_java_abi(java_abi)?))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_triggerPanic(
+    mut env: JNIEnv,
+    _class: JClass,
+    message: JString,
+) {
+    call(&mut env, (), |env| {
+        let message: String = env.get_string(&message)?.into();
+        panic!("{message}");
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openSharedMemory(
+    mut env: JNIEnv,
+    _class: JClass,
+    total_bytes: jlong,
+    write_buffer_ratio: jdouble,
+) -> jlong {
+    call(&mut env, 0, |_| {
+        let memory = SharedMemory::new(positive(total_bytes, "memory budget")?, write_buffer_ratio)?;
+        Ok(into_handle::<MemoryHandle>(Arc::new(memory)))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeSharedMemory(
+    mut env: JNIEnv,
+    _class: JClass,
+    memory: jlong,
+) {
+    call(&mut env, (), |_| {
+        unsafe { free::<MemoryHandle>(memory) };
+        Ok(())
+    })
+}
+
+/// `[cache usage, pinned usage, write-buffer usage]` in bytes.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_sharedMemoryUsage<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass,
+    memory: jlong,
+) -> jlongArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let memory = unsafe { borrow::<MemoryHandle>(memory)? };
+        let usage = [
+            memory.cache_usage() as jlong,
+            memory.pinned_usage() as jlong,
+            memory.write_buffer_usage() as jlong,
+        ];
+        let array = env.new_long_array(usage.len() as i32)?;
+        env.set_long_array_region(&array, 0, &usage)?;
+        Ok(array.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openStore(
+    mut env: JNIEnv,
+    _class: JClass,
+    path: JString,
+    memory: jlong,
+) -> jlong {
+    call(&mut env, 0, |env| {
+        let path: String = env.get_string(&path)?.into();
+        let memory = unsafe { borrow::<MemoryHandle>(memory)? };
+        let config = StoreConfig { memory: Arc::clone(memory) };
+        let store: StoreHandle = KeyedStore::open(&PathBuf::from(path), config)?;
+        Ok(into_handle(store))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeStore(
+    mut env: JNIEnv,
+    _class: JClass,
+    store: jlong,
+) {
+    call(&mut env, (), |_| {
+        unsafe { free::<StoreHandle>(store) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_flushStore(
+    mut env: JNIEnv,
+    _class: JClass,
+    store: jlong,
+) {
+    call(&mut env, (), |_| Ok(unsafe { borrow::<StoreHandle>(store)? }.flush()?))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openColumn(
+    mut env: JNIEnv,
+    _class: JClass,
+    store: jlong,
+    name: JString,
+) -> jlong {
+    call(&mut env, 0, |env| {
+        let store = unsafe { borrow::<StoreHandle>(store)? };
+        let name: String = env.get_string(&name)?.into();
+        Ok(into_handle(StateColumn::open(store, &name)?))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeColumn(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+) {
+    call(&mut env, (), |_| {
+        unsafe { free::<StateColumn>(column) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_get(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    key: JByteArray,
+) -> jbyteArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let value = with_key(env, &key, |key| Ok(column.get(key)?))?;
+        Ok(match value {
+            Some(bytes) => env.byte_array_from_slice(&bytes)?.into_raw(),
+            None => JObject::null().into_raw(),
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_put(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    key: JByteArray,
+    value: JByteArray,
+) {
+    call(&mut env, (), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let value = env.convert_byte_array(&value)?;
+        with_key(env, &key, |key| Ok(column.put(key, &value)?))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_delete(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    key: JByteArray,
+) {
+    call(&mut env, (), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        with_key(env, &key, |key| Ok(column.delete(key)?))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_countEntries(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+) -> jlong {
+    call(&mut env, 0, |_| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        Ok(column.count_entries()? as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_applyBatch(
+    mut env: JNIEnv,
+    _class: JClass,
+    store: jlong,
+    columns: JLongArray,
+    batch: JByteArray,
+) -> jint {
+    call(&mut env, 0, |env| {
+        let store = unsafe { borrow::<StoreHandle>(store)? };
+        let columns = column_list(env, &columns)?;
+        let bytes = env.convert_byte_array(&batch)?;
+        Ok(store.apply_batch(&columns, &bytes)? as jint)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openScan(
+    mut env: JNIEnv,
+    _class: JClass,
+    store: jlong,
+    columns: JLongArray,
+    key_group_prefix_bytes: jint,
+) -> jlong {
+    call(&mut env, 0, |env| {
+        let store = unsafe { borrow::<StoreHandle>(store)? };
+        let columns = column_list(env, &columns)?;
+        let scan = KeyGroupScan::open(store, &columns, key_group_prefix_bytes as usize)?;
+        Ok(into_handle(scan))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_scanNextBatch(
+    mut env: JNIEnv,
+    _class: JClass,
+    scan: jlong,
+    max_bytes: jint,
+) -> jbyteArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let scan = unsafe { borrow_mut::<KeyGroupScan>(scan)? };
+        let bytes = scan.next_batch(positive(max_bytes as jlong, "scan batch size")?)?;
+        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeScan(
+    mut env: JNIEnv,
+    _class: JClass,
+    scan: jlong,
+) {
+    call(&mut env, (), |_| {
+        unsafe { free::<KeyGroupScan>(scan) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_merge(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    key: JByteArray,
+    value: JByteArray,
+) {
+    call(&mut env, (), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let value = env.convert_byte_array(&value)?;
+        with_key(env, &key, |key| Ok(column.merge(key, &value)?))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_scanPrefix(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    prefix: JByteArray,
+    resume_after: JByteArray,
+    max_bytes: jint,
+) -> jbyteArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let max_bytes = positive(max_bytes as jlong, "scan batch size")?;
+        let resume_after =
+            if resume_after.is_null() { None } else { Some(env.convert_byte_array(&resume_after)?) };
+        let bytes = with_key(env, &prefix, |prefix| {
+            Ok(column.scan_prefix(prefix, resume_after.as_deref(), max_bytes)?)
+        })?;
+        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_deletePrefix(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    prefix: JByteArray,
+) -> jlong {
+    call(&mut env, 0, |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        with_key(env, &prefix, |prefix| Ok(column.delete_prefix(prefix)? as jlong))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_multiGet(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    keys: JByteArray,
+) -> jbyteArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let keys = env.convert_byte_array(&keys)?;
+        let values = column.multi_get(&keys)?;
+        Ok(env.byte_array_from_slice(&values)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_deleteAll(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    keys: JByteArray,
+) -> jint {
+    call(&mut env, 0, |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let keys = env.convert_byte_array(&keys)?;
+        Ok(column.delete_all(&keys)? as jint)
+    })
+}

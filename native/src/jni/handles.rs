@@ -1,0 +1,43 @@
+//! Conversions between `jlong` handles and the native objects they own.
+
+use jni::sys::jlong;
+
+use crate::error::NativeError;
+
+/// Moves `value` to the heap and returns its address as a handle.
+pub(super) fn into_handle<T>(value: T) -> jlong {
+    Box::into_raw(Box::new(value)) as jlong
+}
+
+/// Borrows the object behind a live handle.
+///
+/// # Safety
+/// `handle` must come from [`into_handle::<T>`] and not have been passed to [`free`]. The Java
+/// side guarantees this: `NativeHandle` refuses use after close and closes once.
+pub(super) unsafe fn borrow<'a, T>(handle: jlong) -> Result<&'a T, NativeError> {
+    if handle == 0 {
+        return Err(NativeError::InvalidArgument("null native handle".to_owned()));
+    }
+    Ok(&*(handle as *const T))
+}
+
+/// Like [`borrow`], mutably. The Java owner serialises calls on the same handle.
+///
+/// # Safety
+/// As for [`borrow`], and no other reference to the object may be live.
+pub(super) unsafe fn borrow_mut<'a, T>(handle: jlong) -> Result<&'a mut T, NativeError> {
+    if handle == 0 {
+        return Err(NativeError::InvalidArgument("null native handle".to_owned()));
+    }
+    Ok(&mut *(handle as *mut T))
+}
+
+/// Drops the object behind a handle. A zero handle is ignored.
+///
+/// # Safety
+/// `handle` must come from [`into_handle::<T>`] and must not be used afterwards.
+pub(super) unsafe fn free<T>(handle: jlong) {
+    if handle != 0 {
+        drop(Box::from_raw(handle as *mut T));
+    }
+}

@@ -1,0 +1,9 @@
+//! The JNI boundary: the only module that knows about Java.
+//!
+//! Every entry point goes through [`guard::call`], which converts errors into Java
+//! exceptions and stops panics from unwinding into the JVM. Handles are `Box` pointers cast
+//! to `jlong`; the Java object that holds one frees it exactly once (see `NativeHandle`).
+
+mod entry_points;
+mod guard;
+mod handles;

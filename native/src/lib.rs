@@ -1,0 +1,15 @@
+//! Native core of the StreamFusion state backend for Apache Flink.
+//!
+//! Everything except [`jni`] is plain Rust with no JVM dependency, so it is tested with
+//! `cargo test`. The [`jni`] module is the only place that knows about Java: it converts
+//! arguments, turns errors and panics into Java exceptions, and owns the handle protocol.
+
+pub mod abi;
+pub mod batch;
+pub mod error;
+pub mod jni;
+pub mod memory;
+pub mod scan;
+pub mod store;
+
+pub use error::NativeError;

@@ -1,0 +1,488 @@
+//! One RocksDB instance per Flink keyed backend, with one column family per registered state.
+//!
+//! Keys arrive already in Flink's canonical composite layout
+//! (`[key group][key][namespace]...`), serialized on the Java side, so the store itself is
+//! layout-agnostic apart from the key-group prefix used by scans.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rocksdb::{
+    BlockBasedOptions, BoundColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice,
+    DBWithThreadMode, MergeOperands, MultiThreaded, Options, ReadOptions, WriteBatch,
+    WriteOptions,
+};
+
+use crate::batch;
+use crate::memory::SharedMemory;
+use crate::error::{NativeError, Result};
+
+pub type Db = DBWithThreadMode<MultiThreaded>;
+
+/// What a store is opened with: the memory of its slot, shared with the slot's other stores.
+#[derive(Clone)]
+pub struct StoreConfig {
+    pub memory: Arc<SharedMemory>,
+}
+
+/// RocksDB's read and write option structs are plain data that RocksDB only reads during a
+/// call, so sharing one instance between threads is sound; rust-rocksdb marks them `Send` only
+/// because it cannot know that they are never mutated after construction. We never mutate them.
+struct SharedOptions {
+    read: ReadOptions,
+    write: WriteOptions,
+}
+unsafe impl Sync for SharedOptions {}
+
+/// A RocksDB instance owned by one keyed backend.
+pub struct KeyedStore {
+    db: Db,
+    options: SharedOptions,
+    column_options: Options,
+    path: PathBuf,
+    // Keeps the slot's cache and write-buffer manager alive while the database uses them.
+    _memory: Arc<SharedMemory>,
+}
+
+impl KeyedStore {
+    /// Opens (creating if needed) the instance in `path`.
+    pub fn open(path: &Path, config: StoreConfig) -> Result<Arc<KeyedStore>> {
+        let column_options = column_options(&config);
+        let mut db_options = column_options.clone();
+        db_options.create_if_missing(true);
+        db_options.create_missing_column_families(true);
+        // Checkpoints give durability, as in Flink's own RocksDB backend.
+        let mut write = WriteOptions::default();
+        write.disable_wal(true);
+        let existing = Db::list_cf(&db_options, path).unwrap_or_default();
+        let descriptors = existing
+            .into_iter()
+            .filter(|name| name != rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
+            .map(|name| ColumnFamilyDescriptor::new(name, column_options.clone()));
+        let db = Db::open_cf_descriptors(&db_options, path, descriptors)?;
+        Ok(Arc::new(KeyedStore {
+            db,
+            options: SharedOptions { read: ReadOptions::default(), write },
+            column_options,
+            path: path.to_path_buf(),
+            _memory: config.memory,
+        }))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// Writes every entry of an encoded batch in one RocksDB write. Each entry's state index
+    /// picks the column from `columns`.
+    pub fn apply_batch(&self, columns: &[&StateColumn], encoded: &[u8]) -> Result<usize> {
+        let mut batch = WriteBatch::default();
+        let mut count = 0;
+        for entry in batch::decode(encoded) {
+            let entry = entry?;
+            let column = columns.get(entry.state_index as usize).ok_or_else(|| {
+                NativeError::CorruptBatch(format!(
+                    "state index {} but only {} columns were given",
+                    entry.state_index,
+                    columns.len()
+                ))
+            })?;
+            column.check_store(self)?;
+            batch.put_cf(&column.cf, entry.key, entry.value);
+            count += 1;
+        }
+        self.db.write_opt(batch, &self.options.write)?;
+        Ok(count)
+    }
+
+    /// Flushes all memtables to SST files.
+    pub fn flush(&self) -> Result<()> {
+        Ok(self.db.flush()?)
+    }
+}
+
+fn column_options(config: &StoreConfig) -> Options {
+    let mut table = BlockBasedOptions::default();
+    table.set_block_cache(config.memory.cache());
+    // Point lookups dominate keyed state access: a whole-key bloom filter avoids reading
+    // data blocks for absent keys.
+    table.set_bloom_filter(10.0, false);
+    table.set_whole_key_filtering(true);
+    table.set_cache_index_and_filter_blocks(true);
+    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    let mut options = Options::default();
+    options.set_block_based_table_factory(&table);
+    options.set_merge_operator_associative(LIST_APPEND_MERGE_OPERATOR, list_append_merge);
+    options.set_write_buffer_manager(config.memory.write_buffers());
+    options.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    options
+}
+
+/// Named as in Flink's RocksDB backend, whose list format this operator produces.
+pub const LIST_APPEND_MERGE_OPERATOR: &str = "stringappendtest";
+
+/// The byte Flink's `ListDelimitedSerializer` puts between serialized list elements.
+pub const LIST_DELIMITER: u8 = b',';
+
+/// Appends operands to the existing value with Flink's list delimiter, exactly like RocksDB's
+/// `StringAppendTESTOperator` that Flink's RocksDB backend uses: list appends never read.
+fn list_append_merge(
+    _key: &[u8],
+    existing: Option<&[u8]>,
+    operands: &MergeOperands,
+) -> Option<Vec<u8>> {
+    let capacity = existing.map_or(0, <[u8]>::len)
+        + operands.iter().map(|op| op.len() + 1).sum::<usize>();
+    let mut out = Vec::with_capacity(capacity);
+    let mut first = true;
+    if let Some(existing) = existing {
+        out.extend_from_slice(existing);
+        first = false;
+    }
+    for operand in operands {
+        if !first {
+            out.push(LIST_DELIMITER);
+        }
+        out.extend_from_slice(operand);
+        first = false;
+    }
+    Some(out)
+}
+
+/// The smallest key greater than every key starting with `prefix`, if there is one.
+pub fn prefix_upper_bound(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut bound = prefix.to_vec();
+    while let Some(last) = bound.pop() {
+        if last != u8::MAX {
+            bound.push(last + 1);
+            return Some(bound);
+        }
+    }
+    None
+}
+
+/// The column family of one registered state, keeping its store alive.
+///
+/// Field order matters: the column family handle must be dropped before the store that owns
+/// the database, and Rust drops fields in declaration order.
+pub struct StateColumn {
+    cf: Arc<BoundColumnFamily<'static>>,
+    store: Arc<KeyedStore>,
+    name: String,
+}
+
+impl StateColumn {
+    /// Creates the column family `name`, or opens it if it already exists (after a restore).
+    pub fn open(store: &Arc<KeyedStore>, name: &str) -> Result<StateColumn> {
+        if name.is_empty() || name == rocksdb::DEFAULT_COLUMN_FAMILY_NAME {
+            return Err(NativeError::InvalidArgument(format!(
+                "'{name}' cannot name a state column family"
+            )));
+        }
+        if store.db.cf_handle(name).is_none() {
+            store.db.create_cf(name, &store.column_options)?;
+        }
+        let cf = store.db.cf_handle(name).ok_or_else(|| {
+            NativeError::InvalidArgument(format!("column family '{name}' vanished after creation"))
+        })?;
+        // SAFETY: the handle borrows `store.db`. We keep an `Arc` of the store in the same
+        // struct, declared after `cf`, so the database outlives the handle.
+        let cf: Arc<BoundColumnFamily<'static>> = unsafe { std::mem::transmute(cf) };
+        Ok(StateColumn { cf, store: Arc::clone(store), name: name.to_owned() })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn store(&self) -> &Arc<KeyedStore> {
+        &self.store
+    }
+
+    pub(crate) fn cf(&self) -> &Arc<BoundColumnFamily<'static>> {
+        &self.cf
+    }
+
+    fn check_store(&self, store: &KeyedStore) -> Result<()> {
+        if std::ptr::eq(Arc::as_ptr(&self.store), store) {
+            Ok(())
+        } else {
+            Err(NativeError::InvalidArgument(format!(
+                "column '{}' belongs to another store",
+                self.name
+            )))
+        }
+    }
+
+    pub fn get(&self, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
+        Ok(self.store.db.get_pinned_cf_opt(&self.cf, key, &self.store.options.read)?)
+    }
+
+    pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.store.db.put_cf_opt(&self.cf, key, value, &self.store.options.write)?)
+    }
+
+    pub fn delete(&self, key: &[u8]) -> Result<()> {
+        Ok(self.store.db.delete_cf_opt(&self.cf, key, &self.store.options.write)?)
+    }
+
+    /// Looks up every key of an encoded key list in one RocksDB multi-get and returns an
+    /// encoded value list in the same order.
+    pub fn multi_get(&self, encoded_keys: &[u8]) -> Result<Vec<u8>> {
+        let keys = batch::decode_keys(encoded_keys).collect::<Result<Vec<&[u8]>>>()?;
+        let results =
+            self.store.db.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
+        let mut out = Vec::with_capacity(keys.len() * 16);
+        for result in results {
+            batch::encode_optional_value(&mut out, result?.as_deref());
+        }
+        Ok(out)
+    }
+
+    /// Deletes every key of an encoded key list in one atomic write.
+    pub fn delete_all(&self, encoded_keys: &[u8]) -> Result<usize> {
+        let mut batch = WriteBatch::default();
+        let mut count = 0;
+        for key in batch::decode_keys(encoded_keys) {
+            batch.delete_cf(&self.cf, key?);
+            count += 1;
+        }
+        self.store.db.write_opt(batch, &self.store.options.write)?;
+        Ok(count)
+    }
+
+    /// Appends `value` to the list stored under `key` without reading it.
+    pub fn merge(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.store.db.merge_cf_opt(&self.cf, key, value, &self.store.options.write)?)
+    }
+
+    fn prefix_iterator(&self, prefix: &[u8]) -> rocksdb::DBRawIteratorWithThreadMode<'_, Db> {
+        let mut read = ReadOptions::default();
+        if let Some(bound) = prefix_upper_bound(prefix) {
+            read.set_iterate_upper_bound(bound);
+        }
+        self.store.db.raw_iterator_cf_opt(&self.cf, read)
+    }
+
+    /// Encodes (state index 0) the entries whose keys start with `prefix`, in key order,
+    /// beginning after `resume_after` if given, until at least `max_bytes` are encoded. A batch
+    /// shorter than `max_bytes` holds every remaining entry.
+    pub fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        resume_after: Option<&[u8]>,
+        max_bytes: usize,
+    ) -> Result<Vec<u8>> {
+        let mut it = self.prefix_iterator(prefix);
+        match resume_after {
+            Some(after) => {
+                it.seek(after);
+                if it.key() == Some(after) {
+                    it.next();
+                }
+            }
+            None => it.seek(prefix),
+        }
+        let mut out = Vec::new();
+        while out.len() < max_bytes {
+            match (it.key(), it.value()) {
+                (Some(key), Some(value)) if key.starts_with(prefix) => {
+                    batch::encode_entry(&mut out, 0, key, value);
+                    it.next();
+                }
+                _ => break,
+            }
+        }
+        it.status()?;
+        Ok(out)
+    }
+
+    /// Deletes every entry whose key starts with `prefix` in one atomic write.
+    pub fn delete_prefix(&self, prefix: &[u8]) -> Result<u64> {
+        let mut it = self.prefix_iterator(prefix);
+        it.seek(prefix);
+        let mut batch = WriteBatch::default();
+        let mut count = 0;
+        while let Some(key) = it.key() {
+            if !key.starts_with(prefix) {
+                break;
+            }
+            batch.delete_cf(&self.cf, key);
+            count += 1;
+            it.next();
+        }
+        it.status()?;
+        self.store.db.write_opt(batch, &self.store.options.write)?;
+        Ok(count)
+    }
+
+    /// Counts the live entries by a full scan. For tests and diagnostics, not the hot path.
+    pub fn count_entries(&self) -> Result<u64> {
+        let mut it = self.store.db.raw_iterator_cf(&self.cf);
+        it.seek_to_first();
+        let mut count = 0;
+        while it.valid() {
+            count += 1;
+            it.next();
+        }
+        it.status()?;
+        Ok(count)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn test_config() -> StoreConfig {
+        StoreConfig { memory: Arc::new(SharedMemory::new(16 << 20, 0.5).unwrap()) }
+    }
+
+    #[test]
+    fn put_get_delete_in_one_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column = StateColumn::open(&store, "value-state").unwrap();
+        assert!(column.get(b"k").unwrap().is_none());
+        column.put(b"k", b"v").unwrap();
+        assert_eq!(&*column.get(b"k").unwrap().unwrap(), b"v");
+        assert_eq!(column.count_entries().unwrap(), 1);
+        column.delete(b"k").unwrap();
+        assert!(column.get(b"k").unwrap().is_none());
+    }
+
+    #[test]
+    fn stores_share_the_slot_cache() {
+        let config = test_config();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let first = KeyedStore::open(a.path(), config.clone()).unwrap();
+        let second = KeyedStore::open(b.path(), config.clone()).unwrap();
+        let (x, y) = (StateColumn::open(&first, "x").unwrap(), StateColumn::open(&second, "y").unwrap());
+        for i in 0..2000u32 {
+            x.put(&i.to_be_bytes(), &[7; 100]).unwrap();
+            y.put(&i.to_be_bytes(), &[8; 100]).unwrap();
+        }
+        // Both stores' memtables are charged to the one shared budget.
+        assert!(config.memory.write_buffer_usage() > 0);
+        assert!(config.memory.cache_usage() >= config.memory.write_buffer_usage());
+    }
+
+    #[test]
+    fn columns_are_isolated_and_reopen_after_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+            let a = StateColumn::open(&store, "a").unwrap();
+            let b = StateColumn::open(&store, "b").unwrap();
+            a.put(b"k", b"in-a").unwrap();
+            assert!(b.get(b"k").unwrap().is_none());
+            store.flush().unwrap();
+        }
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let a = StateColumn::open(&store, "a").unwrap();
+        assert_eq!(&*a.get(b"k").unwrap().unwrap(), b"in-a");
+    }
+
+    #[test]
+    fn apply_batch_routes_entries_by_state_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let a = StateColumn::open(&store, "a").unwrap();
+        let b = StateColumn::open(&store, "b").unwrap();
+        let mut buf = Vec::new();
+        batch::encode_entry(&mut buf, 0, b"k1", b"v1");
+        batch::encode_entry(&mut buf, 1, b"k2", b"v2");
+        assert_eq!(store.apply_batch(&[&a, &b], &buf).unwrap(), 2);
+        assert_eq!(&*a.get(b"k1").unwrap().unwrap(), b"v1");
+        assert_eq!(&*b.get(b"k2").unwrap().unwrap(), b"v2");
+
+        let mut bad = Vec::new();
+        batch::encode_entry(&mut bad, 7, b"k", b"v");
+        let err = store.apply_batch(&[&a, &b], &bad).unwrap_err();
+        assert!(err.to_string().contains("state index 7"), "{err}");
+    }
+
+    #[test]
+    fn merge_appends_with_flinks_list_delimiter() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let list = StateColumn::open(&store, "list").unwrap();
+        list.merge(b"k", b"a").unwrap();
+        list.merge(b"k", b"b").unwrap();
+        assert_eq!(&*list.get(b"k").unwrap().unwrap(), b"a,b");
+        store.flush().unwrap();
+        list.merge(b"k", b"c").unwrap();
+        assert_eq!(&*list.get(b"k").unwrap().unwrap(), b"a,b,c");
+        list.put(b"k", b"x").unwrap();
+        list.merge(b"k", b"y").unwrap();
+        assert_eq!(&*list.get(b"k").unwrap().unwrap(), b"x,y");
+    }
+
+    fn decoded_keys(bytes: &[u8]) -> Vec<Vec<u8>> {
+        batch::decode(bytes).map(|e| e.unwrap().key.to_vec()).collect()
+    }
+
+    #[test]
+    fn prefix_scan_resumes_and_stops_at_the_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let map = StateColumn::open(&store, "map").unwrap();
+        for key in [&b"a1"[..], b"b1", b"b2", b"b3", b"c1", &[b'b', 0xff][..]] {
+            map.put(key, b"v").unwrap();
+        }
+        let all = map.scan_prefix(b"b", None, 1 << 20).unwrap();
+        assert_eq!(decoded_keys(&all), vec![b"b1".to_vec(), b"b2".to_vec(), b"b3".to_vec(), vec![b'b', 0xff]]);
+        let first = map.scan_prefix(b"b", None, 1).unwrap();
+        assert_eq!(decoded_keys(&first), vec![b"b1".to_vec()]);
+        let rest = map.scan_prefix(b"b", Some(b"b1"), 1 << 20).unwrap();
+        assert_eq!(decoded_keys(&rest).len(), 3);
+        assert_eq!(map.delete_prefix(b"b").unwrap(), 4);
+        assert!(map.scan_prefix(b"b", None, 1 << 20).unwrap().is_empty());
+        assert_eq!(map.count_entries().unwrap(), 2);
+    }
+
+    fn key_list(keys: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for key in keys {
+            out.extend_from_slice(&(key.len() as u32).to_be_bytes());
+            out.extend_from_slice(key);
+        }
+        out
+    }
+
+    #[test]
+    fn multi_get_keeps_order_and_marks_absent_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column = StateColumn::open(&store, "values").unwrap();
+        column.put(b"b", b"2").unwrap();
+        column.put(b"a", b"1").unwrap();
+        let values = column.multi_get(&key_list(&[b"b", b"zz", b"a"])).unwrap();
+        let mut expected = Vec::new();
+        batch::encode_optional_value(&mut expected, Some(b"2"));
+        batch::encode_optional_value(&mut expected, None);
+        batch::encode_optional_value(&mut expected, Some(b"1"));
+        assert_eq!(values, expected);
+        assert_eq!(column.delete_all(&key_list(&[b"a", b"b"])).unwrap(), 2);
+        assert_eq!(column.count_entries().unwrap(), 0);
+    }
+
+    #[test]
+    fn upper_bound_of_prefixes() {
+        assert_eq!(prefix_upper_bound(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_upper_bound(&[1, 0xff]), Some(vec![2]));
+        assert_eq!(prefix_upper_bound(&[0xff, 0xff]), None);
+    }
+
+    #[test]
+    fn invalid_names_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        assert!(StateColumn::open(&store, "default").is_err());
+        assert!(StateColumn::open(&store, "").is_err());
+    }
+}
