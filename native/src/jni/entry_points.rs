@@ -55,6 +55,33 @@ fn column_list<'a>(env: &mut JNIEnv, handles: &JLongArray) -> CallResult<Vec<&'a
     Ok(columns)
 }
 
+/// Frees the object behind a handle that Java is closing.
+fn close<T>(env: &mut JNIEnv, handle: jlong) {
+    call(env, (), |_| {
+        unsafe { free::<T>(handle) };
+        Ok(())
+    })
+}
+
+/// Runs a key/value write (put or merge) on a column.
+fn write_entry(
+    env: &mut JNIEnv,
+    column: jlong,
+    key: &JByteArray,
+    value: &JByteArray,
+    write: fn(&StateColumn, &[u8], &[u8]) -> Result<(), NativeError>,
+) {
+    call(env, (), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let value = env.convert_byte_array(value)?;
+        with_key(env, key, |key| Ok(write(column, key, &value)?))
+    })
+}
+
+fn to_java(env: &mut JNIEnv, bytes: &[u8]) -> CallResult<jbyteArray> {
+    Ok(env.byte_array_from_slice(bytes)?.into_raw())
+}
+
 fn positive(value: jlong, what: &str) -> Result<usize, NativeError> {
     usize::try_from(value)
         .ok()
@@ -110,10 +137,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     _class: JClass,
     memory: jlong,
 ) {
-    call(&mut env, (), |_| {
-        unsafe { free::<MemoryHandle>(memory) };
-        Ok(())
-    })
+    close::<MemoryHandle>(&mut env, memory)
 }
 
 /// `[cache usage, pinned usage, write-buffer usage]` in bytes.
@@ -158,10 +182,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     _class: JClass,
     store: jlong,
 ) {
-    call(&mut env, (), |_| {
-        unsafe { free::<StoreHandle>(store) };
-        Ok(())
-    })
+    close::<StoreHandle>(&mut env, store)
 }
 
 #[no_mangle]
@@ -193,10 +214,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     _class: JClass,
     column: jlong,
 ) {
-    call(&mut env, (), |_| {
-        unsafe { free::<StateColumn>(column) };
-        Ok(())
-    })
+    close::<StateColumn>(&mut env, column)
 }
 
 #[no_mangle]
@@ -210,7 +228,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_get(
         let column = unsafe { borrow::<StateColumn>(column)? };
         let value = with_key(env, &key, |key| Ok(column.get(key)?))?;
         Ok(match value {
-            Some(bytes) => env.byte_array_from_slice(&bytes)?.into_raw(),
+            Some(bytes) => to_java(env, &bytes)?,
             None => JObject::null().into_raw(),
         })
     })
@@ -224,11 +242,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_put(
     key: JByteArray,
     value: JByteArray,
 ) {
-    call(&mut env, (), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
-        let value = env.convert_byte_array(&value)?;
-        with_key(env, &key, |key| Ok(column.put(key, &value)?))
-    })
+    write_entry(&mut env, column, &key, &value, StateColumn::put)
 }
 
 #[no_mangle]
@@ -298,7 +312,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_scan
     call(&mut env, std::ptr::null_mut(), |env| {
         let scan = unsafe { borrow_mut::<KeyGroupScan>(scan)? };
         let bytes = scan.next_batch(positive(max_bytes as jlong, "scan batch size")?)?;
-        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+        to_java(env, &bytes)
     })
 }
 
@@ -308,10 +322,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     _class: JClass,
     scan: jlong,
 ) {
-    call(&mut env, (), |_| {
-        unsafe { free::<KeyGroupScan>(scan) };
-        Ok(())
-    })
+    close::<KeyGroupScan>(&mut env, scan)
 }
 
 #[no_mangle]
@@ -322,11 +333,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_merg
     key: JByteArray,
     value: JByteArray,
 ) {
-    call(&mut env, (), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
-        let value = env.convert_byte_array(&value)?;
-        with_key(env, &key, |key| Ok(column.merge(key, &value)?))
-    })
+    write_entry(&mut env, column, &key, &value, StateColumn::merge)
 }
 
 #[no_mangle]
@@ -346,7 +353,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_scan
         let bytes = with_key(env, &prefix, |prefix| {
             Ok(column.scan_prefix(prefix, resume_after.as_deref(), max_bytes)?)
         })?;
-        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+        to_java(env, &bytes)
     })
 }
 
@@ -374,7 +381,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_mult
         let column = unsafe { borrow::<StateColumn>(column)? };
         let keys = env.convert_byte_array(&keys)?;
         let values = column.multi_get(&keys)?;
-        Ok(env.byte_array_from_slice(&values)?.into_raw())
+        to_java(env, &values)
     })
 }
 

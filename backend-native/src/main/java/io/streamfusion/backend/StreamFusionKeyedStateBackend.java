@@ -169,6 +169,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         return store;
     }
 
+    /** Keeps the native store open until closed; for calls from threads other than the task's. */
+    public ResourceGuard.Lease storeLease() throws IOException {
+        return storeResourceGuard.acquireResource();
+    }
+
     public TtlTimeProvider ttlTimeProvider() {
         return ttlTimeProvider;
     }

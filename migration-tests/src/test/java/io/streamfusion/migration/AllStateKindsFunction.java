@@ -40,9 +40,12 @@ public class AllStateKindsFunction extends KeyedProcessFunction<Long, Tuple2<Lon
     private transient ReducingState<Long> sum;
     private transient AggregatingState<Long, Long> max;
 
-    /** Timer time for a key; distinct per key so firings can be told apart. */
+    /**
+     * Timer time for a key: distinct per key so firings can be told apart, and later than any
+     * event the tests send, so every timer fires at the end of input, after all updates.
+     */
     public static long timerTime(long key) {
-        return 1_000 + key;
+        return 1_000_000_000L + key;
     }
 
     @Override

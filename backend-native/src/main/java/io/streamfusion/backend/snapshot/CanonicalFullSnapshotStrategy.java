@@ -17,8 +17,10 @@ import java.io.IOException;
 /**
  * Full checkpoints in Flink's canonical key-grouped format, written by Flink's own {@link
  * FullSnapshotAsyncWriter} over one ordered native scan. The result is a {@code
- * KeyGroupsStateHandle}, restorable by {@code hashmap}, {@code rocksdb} and StreamFusion at any
- * parallelism. The synchronous phase only takes a native snapshot.
+ * KeyGroupsStateHandle} that StreamFusion restores at any parallelism. As with every Flink
+ * backend, switching backends goes through a canonical savepoint, not a checkpoint: the heap
+ * backend reads non-savepoint handles in its own format. The synchronous phase only takes a
+ * native snapshot.
  */
 public final class CanonicalFullSnapshotStrategy<K>
         implements SnapshotStrategy<KeyedStateHandle, CanonicalSnapshotResources<K>> {

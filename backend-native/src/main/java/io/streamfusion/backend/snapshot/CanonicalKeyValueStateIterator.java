@@ -17,10 +17,8 @@ final class CanonicalKeyValueStateIterator implements KeyValueStateIterator {
     private EntrySource current;
     private boolean newKeyGroup;
     private boolean newKeyValueState;
-    private int keyGroup;
-    private int kvStateId;
-    private byte[] key;
-    private byte[] value;
+    private int previousKeyGroup;
+    private int previousStateId;
 
     CanonicalKeyValueStateIterator(List<EntrySource> sources) {
         this.sources = sources;
@@ -37,42 +35,40 @@ final class CanonicalKeyValueStateIterator implements KeyValueStateIterator {
                 best = source;
             }
         }
-        current = best;
-        if (best == null) {
-            return;
+        if (best != null) {
+            newKeyGroup = first || best.keyGroup() != previousKeyGroup;
+            newKeyValueState = newKeyGroup || best.stateId() != previousStateId;
         }
-        newKeyGroup = first || best.keyGroup() != keyGroup;
-        newKeyValueState = newKeyGroup || best.stateId() != kvStateId;
-        keyGroup = best.keyGroup();
-        kvStateId = best.stateId();
-        key = best.key();
-        value = best.value();
+        current = best;
     }
 
     @Override
     public void next() throws IOException {
+        // Compare the next entry with this one, so remember where this one was.
+        previousKeyGroup = current.keyGroup();
+        previousStateId = current.stateId();
         current.next();
         select(false);
     }
 
     @Override
     public int keyGroup() {
-        return keyGroup;
+        return current.keyGroup();
     }
 
     @Override
     public byte[] key() {
-        return key;
+        return current.key();
     }
 
     @Override
     public byte[] value() {
-        return value;
+        return current.value();
     }
 
     @Override
     public int kvStateId() {
-        return kvStateId;
+        return current.stateId();
     }
 
     @Override

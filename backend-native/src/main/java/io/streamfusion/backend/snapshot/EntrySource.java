@@ -5,23 +5,53 @@ import java.io.IOException;
 /**
  * A stream of canonical entries sorted by key group, one of the inputs that {@link
  * CanonicalKeyValueStateIterator} merges. Within a key group, a source yields the entries of
- * each state contiguously and in ascending state id.
+ * each state contiguously and in ascending state id. Subclasses position it with {@link
+ * #setEntry} or {@link #setExhausted}.
  */
-interface EntrySource extends AutoCloseable {
+abstract class EntrySource implements AutoCloseable {
 
-    boolean isValid();
+    private boolean valid;
+    private int keyGroup;
+    private int stateId;
+    private byte[] key;
+    private byte[] value;
 
-    int keyGroup();
+    /** Moves to the next entry. */
+    abstract void next() throws IOException;
 
-    int stateId();
+    final void setEntry(int keyGroup, int stateId, byte[] key, byte[] value) {
+        this.valid = true;
+        this.keyGroup = keyGroup;
+        this.stateId = stateId;
+        this.key = key;
+        this.value = value;
+    }
+
+    final void setExhausted() {
+        valid = false;
+    }
+
+    final boolean isValid() {
+        return valid;
+    }
+
+    final int keyGroup() {
+        return keyGroup;
+    }
+
+    final int stateId() {
+        return stateId;
+    }
 
     /** A fresh array per entry: Flink's snapshot writer flips a bit in it. */
-    byte[] key();
+    final byte[] key() {
+        return key;
+    }
 
-    byte[] value();
-
-    void next() throws IOException;
+    final byte[] value() {
+        return value;
+    }
 
     @Override
-    void close();
+    public void close() {}
 }

@@ -13,7 +13,7 @@ import java.util.Iterator;
  * The elements of one heap timer queue in canonical form: key {@code [key group][element]},
  * empty value, as Flink's RocksDB backend writes heap timers into savepoints.
  */
-final class HeapQueueEntrySource implements EntrySource {
+final class HeapQueueEntrySource extends EntrySource {
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -25,8 +25,6 @@ final class HeapQueueEntrySource implements EntrySource {
     private final DataOutputSerializer keyOut = new DataOutputSerializer(64);
     private Iterator<?> elements;
     private int keyGroup;
-    private byte[] key;
-    private boolean valid;
 
     @SuppressWarnings("unchecked")
     HeapQueueEntrySource(
@@ -44,10 +42,10 @@ final class HeapQueueEntrySource implements EntrySource {
     }
 
     @Override
-    public void next() throws IOException {
+    void next() throws IOException {
         while (elements == null || !elements.hasNext()) {
             if (!keyGroups.hasNext()) {
-                valid = false;
+                setExhausted();
                 return;
             }
             keyGroup = keyGroups.next();
@@ -56,35 +54,6 @@ final class HeapQueueEntrySource implements EntrySource {
         keyOut.clear();
         CompositeKeySerializationUtils.writeKeyGroup(keyGroup, keyGroupPrefixBytes, keyOut);
         elementSerializer.serialize(elements.next(), keyOut);
-        key = keyOut.getCopyOfBuffer();
-        valid = true;
+        setEntry(keyGroup, stateId, keyOut.getCopyOfBuffer(), EMPTY);
     }
-
-    @Override
-    public boolean isValid() {
-        return valid;
-    }
-
-    @Override
-    public int keyGroup() {
-        return keyGroup;
-    }
-
-    @Override
-    public int stateId() {
-        return stateId;
-    }
-
-    @Override
-    public byte[] key() {
-        return key;
-    }
-
-    @Override
-    public byte[] value() {
-        return EMPTY;
-    }
-
-    @Override
-    public void close() {}
 }

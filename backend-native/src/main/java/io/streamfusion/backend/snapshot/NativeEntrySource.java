@@ -12,7 +12,7 @@ import java.util.List;
  * The key/value states of a snapshot, read from a native key-group scan in batches, with each
  * state's snapshot transform (TTL cleanup) applied to its values.
  */
-final class NativeEntrySource implements EntrySource {
+final class NativeEntrySource extends EntrySource {
 
     /** Large enough to amortise the JNI crossing, small enough to stay out of the old gen. */
     private static final int BATCH_BYTES = 1 << 20;
@@ -21,11 +21,6 @@ final class NativeEntrySource implements EntrySource {
     private final List<StateSnapshotTransformer<byte[]>> transformers;
     private final int keyGroupPrefixBytes;
     private EntryBatchReader batch;
-    private boolean valid;
-    private int keyGroup;
-    private int stateId;
-    private byte[] key;
-    private byte[] value;
 
     /** {@code transformers} has one entry per state id; null means no transform. */
     NativeEntrySource(
@@ -39,12 +34,12 @@ final class NativeEntrySource implements EntrySource {
     }
 
     @Override
-    public void next() {
+    void next() {
         while (true) {
             if (batch == null || !batch.advance()) {
                 byte[] bytes = scan.nextBatch(BATCH_BYTES);
                 if (bytes.length == 0) {
-                    valid = false;
+                    setExhausted();
                     return;
                 }
                 batch = new EntryBatchReader(bytes);
@@ -58,38 +53,14 @@ final class NativeEntrySource implements EntrySource {
                     continue;
                 }
             }
-            valid = true;
-            stateId = batch.stateIndex();
-            key = batch.key();
-            value = current;
-            keyGroup = CompositeKeySerializationUtils.extractKeyGroup(keyGroupPrefixBytes, key);
+            byte[] key = batch.key();
+            setEntry(
+                    CompositeKeySerializationUtils.extractKeyGroup(keyGroupPrefixBytes, key),
+                    batch.stateIndex(),
+                    key,
+                    current);
             return;
         }
-    }
-
-    @Override
-    public boolean isValid() {
-        return valid;
-    }
-
-    @Override
-    public int keyGroup() {
-        return keyGroup;
-    }
-
-    @Override
-    public int stateId() {
-        return stateId;
-    }
-
-    @Override
-    public byte[] key() {
-        return key;
-    }
-
-    @Override
-    public byte[] value() {
-        return value;
     }
 
     @Override

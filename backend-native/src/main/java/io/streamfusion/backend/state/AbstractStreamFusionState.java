@@ -15,6 +15,7 @@ import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.ResourceGuard;
 import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
@@ -137,17 +138,30 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             TypeSerializer<N> safeNamespaceSerializer,
             TypeSerializer<V> safeValueSerializer)
             throws Exception {
+        byte[] key = queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        // Queries run on their own threads: the lease keeps dispose() from freeing the store meanwhile.
+        try (ResourceGuard.Lease ignored = backend.storeLease()) {
+            return column.get(key);
+        }
+    }
+
+    /**
+     * The canonical key {@code [key group][key][namespace]} of a queryable-state request, built
+     * with the query's own serializers and a fresh key builder: queries run on other threads.
+     */
+    protected final byte[] queriedKey(
+            byte[] serializedKeyAndNamespace,
+            TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer)
+            throws IOException {
         Tuple2<K, N> keyAndNamespace =
                 KvStateSerializer.deserializeKeyAndNamespace(
                         serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
-        int keyGroup =
-                KeyGroupRangeAssignment.assignToKeyGroup(
-                        keyAndNamespace.f0, backend.getNumberOfKeyGroups());
+        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, backend.getNumberOfKeyGroups());
         SerializedCompositeKeyBuilder<K> builder =
-                new SerializedCompositeKeyBuilder<>(
-                        safeKeySerializer, backend.getKeyGroupPrefixBytes(), 32);
+                new SerializedCompositeKeyBuilder<>(safeKeySerializer, backend.getKeyGroupPrefixBytes(), 32);
         builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
-        return column.get(builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer));
+        return builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
     }
 
     /**

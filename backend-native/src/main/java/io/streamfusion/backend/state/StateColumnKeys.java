@@ -37,21 +37,16 @@ public final class StateColumnKeys {
     /** Distinct keys that have an entry in {@code namespace}, in stored order. */
     public static <K, N> Stream<K> keys(
             StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered, N namespace) {
-        @SuppressWarnings("unchecked")
-        TypeSerializer<N> namespaceSerializer =
-                (TypeSerializer<N>) registered.keyValueMetaInfo().getNamespaceSerializer();
-        boolean ambiguous =
-                CompositeKeySerializationUtils.isAmbiguousKeyPossible(
-                        backend.getKeySerializer(), namespaceSerializer);
+        EntryCursor<K, N> cursor = new EntryCursor<>(backend, registered);
         byte[] namespaceBytes;
         try {
             DataOutputSerializer out = new DataOutputSerializer(16);
-            CompositeKeySerializationUtils.writeNameSpace(namespace, namespaceSerializer, out, ambiguous);
+            CompositeKeySerializationUtils.writeNameSpace(namespace, cursor.namespaceSerializer, out, cursor.ambiguous);
             namespaceBytes = out.getCopyOfBuffer();
         } catch (IOException e) {
+            cursor.close();
             throw new FlinkRuntimeException("Could not serialize namespace " + namespace, e);
         }
-        EntryCursor<K> cursor = new EntryCursor<>(backend, registered, ambiguous);
         Iterator<K> iterator =
                 new DecodingIterator<>(cursor) {
                     private K previous;
@@ -78,13 +73,7 @@ public final class StateColumnKeys {
     /** Every distinct (key, namespace) pair of the state. */
     public static <K, N> Stream<Tuple2<K, N>> keysAndNamespaces(
             StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered) {
-        @SuppressWarnings("unchecked")
-        TypeSerializer<N> namespaceSerializer =
-                (TypeSerializer<N>) registered.keyValueMetaInfo().getNamespaceSerializer();
-        boolean ambiguous =
-                CompositeKeySerializationUtils.isAmbiguousKeyPossible(
-                        backend.getKeySerializer(), namespaceSerializer);
-        EntryCursor<K> cursor = new EntryCursor<>(backend, registered, ambiguous);
+        EntryCursor<K, N> cursor = new EntryCursor<>(backend, registered);
         Iterator<Tuple2<K, N>> iterator =
                 new DecodingIterator<>(cursor) {
                     private Tuple2<K, N> previous;
@@ -94,7 +83,7 @@ public final class StateColumnKeys {
                         K k = cursor.readKey(key);
                         N n =
                                 CompositeKeySerializationUtils.readNamespace(
-                                        namespaceSerializer, cursor.input(), ambiguous);
+                                        cursor.namespaceSerializer, cursor.input(), cursor.ambiguous);
                         Tuple2<K, N> current = Tuple2.of(k, n);
                         if (current.equals(previous)) {
                             return null;
@@ -106,30 +95,34 @@ public final class StateColumnKeys {
         return stream(iterator, cursor);
     }
 
-    private static <T> Stream<T> stream(Iterator<T> iterator, EntryCursor<?> cursor) {
+    private static <T> Stream<T> stream(Iterator<T> iterator, EntryCursor<?, ?> cursor) {
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator, Spliterator.ORDERED), false)
                 .onClose(cursor::close);
     }
 
     /** Walks the canonical keys of one column, batch by batch. */
-    private static final class EntryCursor<K> implements AutoCloseable {
+    private static final class EntryCursor<K, N> implements AutoCloseable {
         private final NativeKeyGroupScan scan;
         private final String stateName;
         private final TypeSerializer<K> keySerializer;
+        final TypeSerializer<N> namespaceSerializer;
+        /** Whether key and namespace carry length suffixes, as Flink decides for the pair. */
+        final boolean ambiguous;
         private final int keyGroupPrefixBytes;
-        private final boolean ambiguous;
         private final DataInputDeserializer input = new DataInputDeserializer();
         private EntryBatchReader batch;
         private boolean exhausted;
 
-        EntryCursor(StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered, boolean ambiguous) {
+        @SuppressWarnings("unchecked")
+        EntryCursor(StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered) {
             this.scan =
                     backend.nativeStore()
                             .openScan(List.of(registered.column()), backend.getKeyGroupPrefixBytes());
             this.stateName = registered.column().stateName();
             this.keySerializer = backend.getKeySerializer();
             this.keyGroupPrefixBytes = backend.getKeyGroupPrefixBytes();
-            this.ambiguous = ambiguous;
+            this.namespaceSerializer = (TypeSerializer<N>) registered.keyValueMetaInfo().getNamespaceSerializer();
+            this.ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(keySerializer, namespaceSerializer);
         }
 
         /** The next stored key, or null at the end. */
@@ -170,10 +163,10 @@ public final class StateColumnKeys {
 
     /** Turns stored keys into decoded items, skipping keys that {@link #decode} rejects. */
     private abstract static class DecodingIterator<T> implements Iterator<T> {
-        private final EntryCursor<?> cursor;
+        private final EntryCursor<?, ?> cursor;
         private T next;
 
-        DecodingIterator(EntryCursor<?> cursor) {
+        DecodingIterator(EntryCursor<?, ?> cursor) {
             this.cursor = cursor;
         }
 

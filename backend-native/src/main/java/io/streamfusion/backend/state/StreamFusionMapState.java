@@ -6,20 +6,19 @@ import io.streamfusion.backend.nativelib.NativeStateColumn;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
-import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.ResourceGuard;
 import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -168,18 +167,22 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             TypeSerializer<N> safeNamespaceSerializer,
             TypeSerializer<Map<UK, UV>> safeValueSerializer)
             throws Exception {
-        Tuple2<K, N> keyAndNamespace =
-                KvStateSerializer.deserializeKeyAndNamespace(
-                        serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
-        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, backend.getNumberOfKeyGroups());
-        SerializedCompositeKeyBuilder<K> builder =
-                new SerializedCompositeKeyBuilder<>(safeKeySerializer, backend.getKeyGroupPrefixBytes(), 32);
-        builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
-        byte[] prefix = builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
+        byte[] prefix = queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
         MapSerializer<UK, UV> mapSerializer = (MapSerializer<UK, UV>) safeValueSerializer;
-        TypeSerializer<UK> keySerializer = mapSerializer.getKeySerializer();
-        TypeSerializer<UV> valueSerializer = mapSerializer.getValueSerializer();
-        // Runs on a query thread: its own buffers, nothing shared with the task thread.
+        // Queries run on their own threads: the lease keeps dispose() from freeing the store meanwhile.
+        try (ResourceGuard.Lease ignored = backend.storeLease()) {
+            List<Map.Entry<UK, UV>> entries =
+                    readEntries(prefix, mapSerializer.getKeySerializer(), mapSerializer.getValueSerializer());
+            return entries.isEmpty()
+                    ? null
+                    : KvStateSerializer.serializeMap(
+                            entries, mapSerializer.getKeySerializer(), mapSerializer.getValueSerializer());
+        }
+    }
+
+    /** Every entry under {@code prefix}, decoded with the given (thread-safe) serializers. */
+    private List<Map.Entry<UK, UV>> readEntries(
+            byte[] prefix, TypeSerializer<UK> keySerializer, TypeSerializer<UV> valueSerializer) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer();
         List<Map.Entry<UK, UV>> entries = new ArrayList<>();
         byte[] resumeAfter = null;
@@ -191,14 +194,13 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                 UK userKey = keySerializer.deserialize(in);
                 in.setBuffer(reader.value());
                 UV userValue = in.readBoolean() ? null : valueSerializer.deserialize(in);
-                entries.add(new java.util.AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
+                entries.add(new AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
                 resumeAfter = reader.key();
             }
             if (batch.length < ITERATION_BATCH_BYTES) {
-                break;
+                return entries;
             }
         }
-        return entries.isEmpty() ? null : KvStateSerializer.serializeMap(entries, keySerializer, valueSerializer);
     }
 
     /** Entries under one prefix, fetched batch by batch; supports remove and setValue. */

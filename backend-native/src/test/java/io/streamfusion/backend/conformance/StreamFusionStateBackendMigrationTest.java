@@ -1,19 +1,13 @@
 package io.streamfusion.backend.conformance;
 
-import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.api.TimerServiceFactory;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.StateBackendMigrationTestBase;
-import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
-import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
 import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
 import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
-import org.apache.flink.testutils.junit.utils.TempDirUtils;
 import org.apache.flink.util.function.SupplierWithException;
 
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,7 +25,7 @@ import java.util.List;
 @ExtendWith(ParameterizedTestExtension.class)
 public class StreamFusionStateBackendMigrationTest extends StateBackendMigrationTestBase<StreamFusionStateBackend> {
 
-    @TempDir private static java.nio.file.Path folders;
+    @TempDir static java.nio.file.Path FOLDERS;
 
     @Parameter(0)
     public String storageName;
@@ -44,9 +38,8 @@ public class StreamFusionStateBackendMigrationTest extends StateBackendMigration
 
     @Parameters(name = "storage={0}, timers={2}")
     public static List<Object[]> modes() {
-        SupplierWithException<CheckpointStorage, IOException> jobManager = JobManagerCheckpointStorage::new;
-        SupplierWithException<CheckpointStorage, IOException> fileSystem =
-                () -> new FileSystemCheckpointStorage(new Path(TempDirUtils.newFolder(folders).toURI().toString()), 0, -1);
+        SupplierWithException<CheckpointStorage, IOException> jobManager = ConformanceSetup.jobManagerStorage();
+        SupplierWithException<CheckpointStorage, IOException> fileSystem = ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
                 new Object[] {"jobmanager", jobManager, TimerServiceFactory.NATIVE},
                 // Not HEAP timers: checkpoints then leave timers to the timer service's raw keyed
@@ -56,10 +49,7 @@ public class StreamFusionStateBackendMigrationTest extends StateBackendMigration
 
     @Override
     protected StreamFusionStateBackend getStateBackend() throws Exception {
-        Configuration config = new Configuration();
-        config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), TempDirUtils.newFolder(folders).getAbsolutePath());
-        config.set(StreamFusionOptions.TIMER_SERVICE_FACTORY, timers);
-        return new StreamFusionStateBackend().configure(config, Thread.currentThread().getContextClassLoader());
+        return ConformanceSetup.backend(FOLDERS, timers);
     }
 
     @Override
