@@ -10,9 +10,11 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import java.io.File;
+import java.util.Collection;
 import java.util.Collections;
 
 /** Builds StreamFusion keyed backends the way a task does, for tests below the job level. */
@@ -28,6 +30,13 @@ final class TestKeyedBackends {
 
     static <K> StreamFusionKeyedStateBackend<K> create(
             MockEnvironment env, File workDir, TypeSerializer<K> keySerializer) throws Exception {
+        return restore(env, workDir, keySerializer, Collections.emptyList());
+    }
+
+    /** A backend restored from {@code handles}, as a task restores it after a failure. */
+    static <K> StreamFusionKeyedStateBackend<K> restore(
+            MockEnvironment env, File workDir, TypeSerializer<K> keySerializer, Collection<KeyedStateHandle> handles)
+            throws Exception {
         Configuration config = new Configuration();
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
         StreamFusionStateBackend backend =
@@ -45,7 +54,7 @@ final class TestKeyedBackends {
                                 TtlTimeProvider.DEFAULT,
                                 new UnregisteredMetricsGroup(),
                                 (name, value) -> {},
-                                Collections.emptyList(),
+                                handles,
                                 new CloseableRegistry(),
                                 1.0));
     }

@@ -7,7 +7,10 @@ import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyExtractorFunction;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.RestoreOperation;
 import org.apache.flink.runtime.state.StateSerializerProvider;
@@ -42,6 +45,7 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
     /** Bytes of entries gathered before one native write. */
     static final int WRITE_BATCH_BYTES = 4 << 20;
 
+    private final List<KeyedStateHandle> stateHandles;
     private final FullSnapshotRestoreOperation<K> reader;
     private final RestoredStateRegistry states;
     private final Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates;
@@ -65,9 +69,10 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
             HeapPriorityQueueSetFactory priorityQueueFactory,
             boolean timersOnHeap,
             CloseableRegistry cancelRegistry) {
+        this.stateHandles = new ArrayList<>(stateHandles);
         this.reader =
                 new FullSnapshotRestoreOperation<>(
-                        keyGroupRange, userCodeClassLoader, stateHandles, keySerializerProvider);
+                        keyGroupRange, userCodeClassLoader, this.stateHandles, keySerializerProvider);
         this.states = states;
         this.registeredPQStates = registeredPQStates;
         this.priorityQueueFactory = priorityQueueFactory;
@@ -80,12 +85,43 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
 
     @Override
     public Void restore() throws Exception {
+        // The reader yields one result per handle, in the order of the handles.
+        int index = 0;
         try (ThrowingIterator<SavepointRestoreResult> results = reader.restore()) {
             while (results.hasNext()) {
                 apply(results.next());
+                index++;
             }
+        } catch (CancellationException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw unreadable(stateHandles.get(Math.min(index, stateHandles.size() - 1)), e);
         }
         return null;
+    }
+
+    /** An error that names the snapshot file and says what Flink will do about it. */
+    private static IOException unreadable(KeyedStateHandle handle, Exception cause) {
+        return new IOException(
+                "Could not restore StreamFusion state from "
+                        + describe(handle)
+                        + ": "
+                        + cause
+                        + ". The snapshot file is missing, truncated or corrupt. Flink falls back to"
+                        + " an earlier retained checkpoint where it has one; otherwise restore from"
+                        + " another checkpoint or savepoint.",
+                cause);
+    }
+
+    static String describe(KeyedStateHandle handle) {
+        if (handle instanceof KeyGroupsStateHandle) {
+            StreamStateHandle delegate = ((KeyGroupsStateHandle) handle).getDelegateStateHandle();
+            if (delegate instanceof FileStateHandle) {
+                return "file " + ((FileStateHandle) delegate).getFilePath();
+            }
+            return delegate.toString();
+        }
+        return String.valueOf(handle);
     }
 
     private void apply(SavepointRestoreResult result) throws Exception {
