@@ -5,7 +5,8 @@
 //! layout-agnostic apart from the key-group prefix used by scans.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 use rocksdb::{
     BlockBasedOptions, BoundColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice,
@@ -40,6 +41,8 @@ pub struct KeyedStore {
     options: SharedOptions,
     column_options: Options,
     path: PathBuf,
+    /// Names of the state column families, for operations over all of them (flush).
+    column_names: Mutex<BTreeSet<String>>,
     // Keeps the slot's cache and write-buffer manager alive while the database uses them.
     _memory: Arc<SharedMemory>,
 }
@@ -54,10 +57,13 @@ impl KeyedStore {
         // Checkpoints give durability, as in Flink's own RocksDB backend.
         let mut write = WriteOptions::default();
         write.disable_wal(true);
-        let existing = Db::list_cf(&db_options, path).unwrap_or_default();
-        let descriptors = existing
+        let existing: BTreeSet<String> = Db::list_cf(&db_options, path)
+            .unwrap_or_default()
             .into_iter()
             .filter(|name| name != rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
+            .collect();
+        let descriptors = existing
+            .iter()
             .map(|name| ColumnFamilyDescriptor::new(name, column_options.clone()));
         let db = Db::open_cf_descriptors(&db_options, path, descriptors)?;
         Ok(Arc::new(KeyedStore {
@@ -65,6 +71,7 @@ impl KeyedStore {
             options: SharedOptions { read: ReadOptions::default(), write },
             column_options,
             path: path.to_path_buf(),
+            column_names: Mutex::new(existing),
             _memory: config.memory,
         }))
     }
@@ -99,9 +106,15 @@ impl KeyedStore {
         Ok(count)
     }
 
-    /// Flushes all memtables to SST files.
+    /// Flushes the memtables of every state column family to SST files.
     pub fn flush(&self) -> Result<()> {
-        Ok(self.db.flush()?)
+        let names: Vec<String> = self.column_names.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+        for name in names {
+            if let Some(cf) = self.db.cf_handle(&name) {
+                self.db.flush_cf(&cf)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -186,6 +199,7 @@ impl StateColumn {
         if store.db.cf_handle(name).is_none() {
             store.db.create_cf(name, &store.column_options)?;
         }
+        store.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());
         let cf = store.db.cf_handle(name).ok_or_else(|| {
             NativeError::InvalidArgument(format!("column family '{name}' vanished after creation"))
         })?;
@@ -318,6 +332,14 @@ impl StateColumn {
         it.status()?;
         self.store.db.write_opt(batch, &self.store.options.write)?;
         Ok(count)
+    }
+
+    /// An integer RocksDB property of this column family, such as
+    /// `rocksdb.total-sst-files-size`; `None` if RocksDB does not know the name.
+    pub fn int_property(&self, name: &str) -> Result<Option<u64>> {
+        let name = std::ffi::CString::new(name)
+            .map_err(|_| NativeError::InvalidArgument(format!("property name '{name}' contains a NUL byte")))?;
+        Ok(self.store.db.property_int_value_cf(&self.cf, name.as_c_str())?)
     }
 
     /// Counts the live entries by a full scan. For tests and diagnostics, not the hot path.
@@ -469,6 +491,20 @@ pub(crate) mod tests {
         assert_eq!(values, expected);
         assert_eq!(column.delete_all(&key_list(&[b"a", b"b"])).unwrap(), 2);
         assert_eq!(column.count_entries().unwrap(), 0);
+    }
+
+    #[test]
+    fn int_properties_report_sst_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column = StateColumn::open(&store, "sized").unwrap();
+        assert_eq!(column.int_property("rocksdb.total-sst-files-size").unwrap(), Some(0));
+        for i in 0..1000u32 {
+            column.put(&i.to_be_bytes(), &[1; 64]).unwrap();
+        }
+        store.flush().unwrap();
+        assert!(column.int_property("rocksdb.total-sst-files-size").unwrap().unwrap() > 0);
+        assert_eq!(column.int_property("rocksdb.no-such-property").unwrap(), None);
     }
 
     #[test]

@@ -398,3 +398,18 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_dele
         Ok(column.delete_all(&keys)? as jint)
     })
 }
+
+/// The integer property, or -1 when RocksDB does not know the name.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_columnIntProperty(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    name: JString,
+) -> jlong {
+    call(&mut env, -1, |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let name: String = env.get_string(&name)?.into();
+        Ok(column.int_property(&name)?.map_or(-1, |v| v as jlong))
+    })
+}

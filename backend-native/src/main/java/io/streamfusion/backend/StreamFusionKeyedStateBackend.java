@@ -23,6 +23,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
@@ -70,6 +71,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
@@ -103,6 +105,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final ResourceGuard storeResourceGuard = new ResourceGuard();
     private final CanonicalFullSnapshotStrategy<K> checkpointSnapshotStrategy;
+    /** Every column, readable by metric reporter threads while the task registers new ones. */
+    private final List<NativeStateColumn> metricColumns = new CopyOnWriteArrayList<>();
     private boolean disposed;
 
     StreamFusionKeyedStateBackend(
@@ -123,7 +127,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             LinkedHashMap<String, RegisteredStateColumn> kvStateInformation,
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates,
             HeapPriorityQueueSetFactory heapQueueFactory,
-            @Nullable NativePriorityQueueSetFactory nativeQueueFactory) {
+            @Nullable NativePriorityQueueSetFactory nativeQueueFactory,
+            MetricGroup metricGroup) {
         super(
                 kvStateRegistry,
                 keySerializer,
@@ -150,6 +155,13 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         this.nativeQueueFactory = nativeQueueFactory;
         this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.checkpointSnapshotStrategy = new CanonicalFullSnapshotStrategy<>(this::checkpointResources);
+        kvStateInformation.values().forEach(registered -> metricColumns.add(registered.column()));
+        BackendMetrics.register(
+                metricGroup,
+                storeResourceGuard,
+                memory.getResourceHandle(),
+                metricColumns,
+                checkpointSnapshotStrategy.timings());
     }
 
     // ------------------------------------------------------------------------
@@ -262,6 +274,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                             StateSnapshotTransformFactory.noTransform());
             registered = new RegisteredStateColumn(metaInfo, store.openColumn(stateDesc.getName()));
             kvStateInformation.put(stateDesc.getName(), registered);
+            metricColumns.add(registered.column());
         }
         if (allowFutureMetadataUpdates) {
             metaInfo = metaInfo.withSerializerUpgradesAllowed();
@@ -393,6 +406,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                             allowFutureMetadataUpdates ? metaInfo.withSerializerUpgradesAllowed() : metaInfo,
                             store.openColumn(stateName));
             kvStateInformation.put(stateName, registered);
+            metricColumns.add(registered.column());
             return registered;
         }
         if (existing.isKeyValueState()) {
@@ -546,6 +560,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             IOUtils.closeQuietly(registered.column());
         }
         kvStateInformation.clear();
+        metricColumns.clear();
         createdKvStates.clear();
         nativeQueues.clear();
         IOUtils.closeQuietly(store);

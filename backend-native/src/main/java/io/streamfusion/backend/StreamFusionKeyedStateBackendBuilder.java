@@ -10,6 +10,7 @@ import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
 import io.streamfusion.api.TimerServiceFactory;
 
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackendBuilder;
 import org.apache.flink.runtime.state.AbstractStateBackend;
@@ -48,12 +49,14 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
     private final StreamFusionConfig config;
     private final File instanceDirectory;
     private final OpaqueMemoryResource<NativeSharedMemory> memory;
+    private final MetricGroup metricGroup;
 
     StreamFusionKeyedStateBackendBuilder(
             KeyedStateBackendParameters<K> parameters,
             StreamFusionConfig config,
             File instanceDirectory,
             OpaqueMemoryResource<NativeSharedMemory> memory,
+            MetricGroup metricGroup,
             LatencyTrackingStateConfig latencyTrackingStateConfig,
             SizeTrackingStateConfig sizeTrackingStateConfig) {
         super(
@@ -73,6 +76,7 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         this.config = config;
         this.instanceDirectory = instanceDirectory;
         this.memory = memory;
+        this.metricGroup = metricGroup;
     }
 
     @Override
@@ -114,7 +118,8 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                     kvStates,
                     timerQueues,
                     timerQueueFactory,
-                    nativeTimers);
+                    nativeTimers,
+                    metricGroup);
         } catch (Throwable t) {
             kvStates.values().forEach(registered -> IOUtils.closeQuietly(registered.column()));
             IOUtils.closeQuietly(store);

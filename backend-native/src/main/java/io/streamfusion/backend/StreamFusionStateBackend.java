@@ -111,6 +111,7 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
                         config,
                         instanceDirectory,
                         memory,
+                        parameters.getMetricGroup(),
                         latencyTracking.setMetricGroup(parameters.getMetricGroup()).build(),
                         sizeTracking.setMetricGroup(parameters.getMetricGroup()).build())
                 .build();

@@ -6,6 +6,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -37,6 +38,16 @@ final class TestKeyedBackends {
     static <K> StreamFusionKeyedStateBackend<K> restore(
             MockEnvironment env, File workDir, TypeSerializer<K> keySerializer, Collection<KeyedStateHandle> handles)
             throws Exception {
+        return create(env, workDir, keySerializer, handles, new UnregisteredMetricsGroup());
+    }
+
+    static <K> StreamFusionKeyedStateBackend<K> create(
+            MockEnvironment env,
+            File workDir,
+            TypeSerializer<K> keySerializer,
+            Collection<KeyedStateHandle> handles,
+            MetricGroup metrics)
+            throws Exception {
         Configuration config = new Configuration();
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
         StreamFusionStateBackend backend =
@@ -52,7 +63,7 @@ final class TestKeyedBackends {
                                 new KeyGroupRange(0, KEY_GROUPS - 1),
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
-                                new UnregisteredMetricsGroup(),
+                                metrics,
                                 (name, value) -> {},
                                 handles,
                                 new CloseableRegistry(),

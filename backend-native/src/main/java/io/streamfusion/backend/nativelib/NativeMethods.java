@@ -51,6 +51,8 @@ final class NativeMethods {
 
     static native long countEntries(long column);
 
+    static native long columnIntProperty(long column, String name);
+
     static native int applyBatch(long store, long[] columns, byte[] batch);
 
     static native long openScan(long store, long[] columns, int keyGroupPrefixBytes);

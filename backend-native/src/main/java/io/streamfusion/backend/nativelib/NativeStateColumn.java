@@ -67,6 +67,14 @@ public final class NativeStateColumn extends NativeHandle {
         return NativeMethods.deleteAll(handle(), keyList);
     }
 
+    /**
+     * An integer RocksDB property of this column family, such as {@code
+     * rocksdb.total-sst-files-size}, or -1 if RocksDB does not know the name.
+     */
+    public long intProperty(String name) {
+        return NativeMethods.columnIntProperty(handle(), name);
+    }
+
     /** Counts live entries with a full native scan; for tests and diagnostics. */
     public long countEntries() {
         return NativeMethods.countEntries(handle());

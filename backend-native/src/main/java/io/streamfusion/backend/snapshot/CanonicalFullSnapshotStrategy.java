@@ -34,9 +34,14 @@ public final class CanonicalFullSnapshotStrategy<K>
     }
 
     private final ResourcesSupplier<K> resources;
+    private final SnapshotTimings timings = new SnapshotTimings();
 
     public CanonicalFullSnapshotStrategy(ResourcesSupplier<K> resources) {
         this.resources = resources;
+    }
+
+    public SnapshotTimings timings() {
+        return timings;
     }
 
     public String getDescription() {
@@ -45,7 +50,10 @@ public final class CanonicalFullSnapshotStrategy<K>
 
     @Override
     public CanonicalSnapshotResources<K> syncPrepareResources(long checkpointId) throws Exception {
-        return resources.get();
+        long start = System.nanoTime();
+        CanonicalSnapshotResources<K> prepared = resources.get();
+        timings.recordSync(start);
+        return prepared;
     }
 
     @Override
@@ -63,6 +71,13 @@ public final class CanonicalFullSnapshotStrategy<K>
                 () ->
                         new CheckpointStreamWithResultProvider.PrimaryStreamOnly(
                                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE));
-        return new FullSnapshotAsyncWriter<>(checkpointOptions.getCheckpointType(), streams, snapshotResources);
+        SnapshotResultSupplier<KeyedStateHandle> writer =
+                new FullSnapshotAsyncWriter<>(checkpointOptions.getCheckpointType(), streams, snapshotResources);
+        return registry -> {
+            long start = System.nanoTime();
+            SnapshotResult<KeyedStateHandle> result = writer.get(registry);
+            timings.recordAsync(start);
+            return result;
+        };
     }
 }

@@ -1,0 +1,66 @@
+package io.streamfusion.backend;
+
+import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.snapshot.SnapshotTimings;
+
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.util.ResourceGuard;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/**
+ * The gauges a keyed backend registers under its operator's metric group, in the subgroup
+ * {@value #GROUP}. docs/metrics.md lists them. Reporter threads read them, so every native read
+ * holds a store lease and reports 0 once the backend is disposed.
+ */
+final class BackendMetrics {
+
+    static final String GROUP = "streamfusion";
+
+    private BackendMetrics() {}
+
+    static void register(
+            MetricGroup operatorGroup,
+            ResourceGuard storeGuard,
+            NativeSharedMemory slotMemory,
+            List<NativeStateColumn> columns,
+            SnapshotTimings timings) {
+        MetricGroup group = operatorGroup.addGroup(GROUP);
+        group.gauge("slotMemoryBudgetBytes", (Gauge<Long>) slotMemory::totalBytes);
+        group.gauge("blockCacheUsageBytes", guarded(storeGuard, () -> slotMemory.cacheUsage()));
+        group.gauge("blockCachePinnedBytes", guarded(storeGuard, () -> slotMemory.pinnedUsage()));
+        group.gauge("writeBufferUsageBytes", guarded(storeGuard, () -> slotMemory.writeBufferUsage()));
+        group.gauge("sstBytes", guarded(storeGuard, () -> sum(columns, c -> c.intProperty("rocksdb.total-sst-files-size"))));
+        group.gauge("memtableBytes", guarded(storeGuard, () -> sum(columns, c -> c.intProperty("rocksdb.cur-size-all-mem-tables"))));
+        group.gauge("lastCheckpointSyncMillis", (Gauge<Long>) timings::lastSyncMillis);
+        group.gauge("lastCheckpointAsyncMillis", (Gauge<Long>) timings::lastAsyncMillis);
+    }
+
+    private static long sum(List<NativeStateColumn> columns, ToLongFunction<NativeStateColumn> property) {
+        long total = 0;
+        for (NativeStateColumn column : columns) {
+            total += Math.max(0, property.applyAsLong(column));
+        }
+        return total;
+    }
+
+    /** Reads native state under a lease; 0 once the store is closed. */
+    private static Gauge<Long> guarded(ResourceGuard storeGuard, NativeRead read) {
+        return () -> {
+            try (ResourceGuard.Lease ignored = storeGuard.acquireResource()) {
+                return read.read();
+            } catch (IOException | IllegalStateException closed) {
+                return 0L;
+            }
+        };
+    }
+
+    @FunctionalInterface
+    private interface NativeRead {
+        long read();
+    }
+}
