@@ -29,6 +29,10 @@ def records_from_jmh(path):
         cls, method = run["benchmark"].rsplit(".", 2)[-2:]
         params = dict(run.get("params", {}))
         backend = params.pop("backend")
+        if "-" in backend:
+            # A variant such as streamfusion-nocache: the backend stays, the variant joins the case.
+            backend, variant = backend.split("-", 1)
+            params["variant"] = variant
         raw = [x for fork in run["primaryMetric"]["rawData"] for x in fork]
         case = method + "".join(f" {k}={v}" for k, v in sorted(params.items()))
         records.append({
@@ -73,11 +77,22 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
+def base_case(case):
+    """The case without its variant, so a variant row compares with the same baselines."""
+    return " ".join(part for part in case.split() if not part.startswith("variant="))
+
+
 def speedups(records):
-    """(suite, case) -> {backend: record}"""
+    """(suite, case) -> {backend: record}, where a variant's row borrows its base case's baselines."""
     table = {}
     for r in records:
         table.setdefault((r["suite"], r["case"]), {})[r["backend"]] = r
+    for (suite, case), by_backend in table.items():
+        if case != base_case(case):
+            for baseline in ("rocksdb", "hashmap"):
+                base = table.get((suite, base_case(case)), {}).get(baseline)
+                if base and baseline not in by_backend:
+                    by_backend[baseline] = base
     return table
 
 

@@ -65,5 +65,32 @@ public final class StreamFusionOptions {
                             "With NATIVE timers, how many of the earliest timers of each key group"
                                     + " are cached on the heap. Must be positive.");
 
+    public static final ConfigOption<Boolean> CACHE_ENABLED =
+            ConfigOptions.key(PREFIX + "cache.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether ValueState keeps recently read and written values decoded in a"
+                                    + " per-slot cache, so that a repeated read crosses no JNI and"
+                                    + " deserializes nothing.");
+
+    public static final ConfigOption<MemorySize> CACHE_SIZE =
+            ConfigOptions.key(PREFIX + "cache.size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64mb"))
+                    .withDescription(
+                            "Bytes of the slot's memory budget given to the decoded-value cache;"
+                                    + " RocksDB gets the rest. If the budget cannot spare it (RocksDB"
+                                    + " would keep less than the cache gets), the cache is disabled.");
+
+    public static final ConfigOption<List<String>> CACHE_EXCLUDED_STATES =
+            ConfigOptions.key(PREFIX + "cache.excluded-states")
+                    .stringType()
+                    .asList()
+                    .defaultValues()
+                    .withDescription(
+                            "Names of value states that never use the decoded-value cache, for"
+                                    + " states whose reads rarely repeat.");
+
     private StreamFusionOptions() {}
 }

@@ -1,5 +1,6 @@
 package io.streamfusion.backend;
 
+import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.nativelib.NativeSharedMemory;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 import io.streamfusion.backend.snapshot.SnapshotTimings;
@@ -7,6 +8,8 @@ import io.streamfusion.backend.snapshot.SnapshotTimings;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.util.ResourceGuard;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.List;
@@ -27,6 +30,7 @@ final class BackendMetrics {
             MetricGroup operatorGroup,
             ResourceGuard storeGuard,
             NativeSharedMemory slotMemory,
+            @Nullable DecodedValueCache valueCache,
             List<NativeStateColumn> columns,
             SnapshotTimings timings) {
         MetricGroup group = operatorGroup.addGroup(GROUP);
@@ -38,6 +42,12 @@ final class BackendMetrics {
         group.gauge("memtableBytes", guarded(storeGuard, () -> sum(columns, c -> c.intProperty("rocksdb.cur-size-all-mem-tables"))));
         group.gauge("lastCheckpointSyncMillis", (Gauge<Long>) timings::lastSyncMillis);
         group.gauge("lastCheckpointAsyncMillis", (Gauge<Long>) timings::lastAsyncMillis);
+        // The decoded-value cache is the slot's; 0 capacity means disabled or refused.
+        group.gauge("valueCacheCapacityBytes", (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.capacityBytes());
+        group.gauge("valueCacheBytes", (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.weightedBytes());
+        group.gauge("valueCacheHits", (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.stats().hitCount());
+        group.gauge("valueCacheMisses", (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.stats().missCount());
+        group.gauge("valueCacheEvictions", (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.stats().evictionCount());
     }
 
     private static long sum(List<NativeStateColumn> columns, ToLongFunction<NativeStateColumn> property) {

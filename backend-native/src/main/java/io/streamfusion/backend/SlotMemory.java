@@ -1,5 +1,7 @@
 package io.streamfusion.backend;
 
+import io.streamfusion.backend.cache.DecodedValueCache;
+import io.streamfusion.backend.cache.SlotResources;
 import io.streamfusion.backend.nativelib.NativeSharedMemory;
 
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -7,22 +9,29 @@ import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.util.function.LongFunctionWithException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * Obtains the slot's shared native memory from Flink's memory manager, the way Flink's RocksDB
  * backend obtains its shared cache: from the slot's managed memory by default, or as a fixed
  * external budget per slot. The first keyed backend of a slot allocates it; the last one to
- * release its lease frees it.
+ * release its lease frees it. The decoded-value cache is paid from the same budget: it takes
+ * {@code cache.size} and RocksDB the rest, unless that would leave RocksDB less than the
+ * cache, in which case the cache is refused and disabled.
  */
 final class SlotMemory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SlotMemory.class);
 
     static final String MANAGED_RESOURCE_ID = "state-streamfusion-managed-memory";
     static final String FIXED_RESOURCE_ID = "state-streamfusion-fixed-slot-memory";
 
     private SlotMemory() {}
 
-    static OpaqueMemoryResource<NativeSharedMemory> acquire(
+    static OpaqueMemoryResource<SlotResources> acquire(
             Environment env, StreamFusionConfig config, double managedMemoryFraction) throws Exception {
-        LongFunctionWithException<NativeSharedMemory, Exception> allocator =
+        LongFunctionWithException<SlotResources, Exception> allocator =
                 size -> {
                     if (size <= 0) {
                         throw new IllegalConfigurationException(
@@ -32,7 +41,10 @@ final class SlotMemory {
                                         + " (taskmanager.memory.managed.size or .fraction), or set"
                                         + " 'state.backend.streamfusion.memory.fixed-per-slot'.");
                     }
-                    return NativeSharedMemory.allocate(size, config.writeBufferRatio());
+                    long cacheBytes = cacheBytes(size, config);
+                    DecodedValueCache cache = cacheBytes > 0 ? new DecodedValueCache(cacheBytes) : null;
+                    return new SlotResources(
+                            NativeSharedMemory.allocate(size - cacheBytes, config.writeBufferRatio()), cache);
                 };
         if (config.fixedMemoryPerSlot() != null) {
             return env.getMemoryManager()
@@ -41,5 +53,23 @@ final class SlotMemory {
         }
         return env.getMemoryManager()
                 .getSharedMemoryResourceForManagedMemory(MANAGED_RESOURCE_ID, allocator, managedMemoryFraction);
+    }
+
+    /** The decoded-value cache's share of a slot budget: its configured size, or 0 if refused. */
+    static long cacheBytes(long slotBytes, StreamFusionConfig config) {
+        if (!config.cacheEnabled()) {
+            return 0;
+        }
+        long wanted = config.cacheSize().getBytes();
+        if (slotBytes - wanted < wanted) {
+            LOG.warn(
+                    "StreamFusion decoded-value cache disabled: the slot budget of {} bytes cannot spare"
+                            + " {} bytes ('state.backend.streamfusion.cache.size') and leave RocksDB at"
+                            + " least as much. Give the slot more managed memory or lower the cache size.",
+                    slotBytes,
+                    wanted);
+            return 0;
+        }
+        return wanted;
     }
 }

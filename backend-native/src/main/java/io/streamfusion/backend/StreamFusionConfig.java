@@ -26,24 +26,35 @@ public final class StreamFusionConfig implements Serializable {
 
     private static final String MIN_FIXED_MEMORY_TEXT = "1mb";
     static final MemorySize MIN_FIXED_MEMORY = MemorySize.parse(MIN_FIXED_MEMORY_TEXT);
+    private static final String MIN_CACHE_TEXT = "1mb";
+    static final MemorySize MIN_CACHE = MemorySize.parse(MIN_CACHE_TEXT);
 
     private final List<String> localDirectories;
     @Nullable private final MemorySize fixedMemoryPerSlot;
     private final double writeBufferRatio;
     private final TimerServiceFactory timerService;
     private final int timerCacheSize;
+    private final boolean cacheEnabled;
+    private final MemorySize cacheSize;
+    private final List<String> cacheExcludedStates;
 
     private StreamFusionConfig(
             List<String> localDirectories,
             @Nullable MemorySize fixedMemoryPerSlot,
             double writeBufferRatio,
             TimerServiceFactory timerService,
-            int timerCacheSize) {
+            int timerCacheSize,
+            boolean cacheEnabled,
+            MemorySize cacheSize,
+            List<String> cacheExcludedStates) {
         this.localDirectories = Collections.unmodifiableList(new ArrayList<>(localDirectories));
         this.fixedMemoryPerSlot = fixedMemoryPerSlot;
         this.writeBufferRatio = writeBufferRatio;
         this.timerService = timerService;
         this.timerCacheSize = timerCacheSize;
+        this.cacheEnabled = cacheEnabled;
+        this.cacheSize = cacheSize;
+        this.cacheExcludedStates = Collections.unmodifiableList(new ArrayList<>(cacheExcludedStates));
     }
 
     /** The defaults of every option. */
@@ -53,7 +64,10 @@ public final class StreamFusionConfig implements Serializable {
                 null,
                 StreamFusionOptions.WRITE_BUFFER_RATIO.defaultValue(),
                 StreamFusionOptions.TIMER_SERVICE_FACTORY.defaultValue(),
-                StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue());
+                StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(),
+                StreamFusionOptions.CACHE_ENABLED.defaultValue(),
+                StreamFusionOptions.CACHE_SIZE.defaultValue(),
+                StreamFusionOptions.CACHE_EXCLUDED_STATES.defaultValue());
     }
 
     /** Reads and validates every option, falling back to {@code base} for unset ones. */
@@ -75,8 +89,13 @@ public final class StreamFusionConfig implements Serializable {
         MemorySize fixed = fixedMemory(config, base.fixedMemoryPerSlot);
         double ratio = writeBufferRatio(config, base.writeBufferRatio);
         TimerServiceFactory timers = timerService(config, base.timerService);
-        int cacheSize = timerCacheSize(config, base.timerCacheSize);
-        return new StreamFusionConfig(dirs, fixed, ratio, timers, cacheSize);
+        int timerCache = timerCacheSize(config, base.timerCacheSize);
+        boolean cacheEnabled = config.getOptional(StreamFusionOptions.CACHE_ENABLED).orElse(base.cacheEnabled);
+        MemorySize cacheSize =
+                atLeast(config, StreamFusionOptions.CACHE_SIZE, base.cacheSize, MIN_CACHE, MIN_CACHE_TEXT);
+        List<String> excluded =
+                config.getOptional(StreamFusionOptions.CACHE_EXCLUDED_STATES).orElse(base.cacheExcludedStates);
+        return new StreamFusionConfig(dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded);
     }
 
     private static TimerServiceFactory timerService(ReadableConfig config, TimerServiceFactory fallback) {
@@ -129,8 +148,18 @@ public final class StreamFusionConfig implements Serializable {
 
     @Nullable
     private static MemorySize fixedMemory(ReadableConfig config, @Nullable MemorySize fallback) {
-        ConfigOption<MemorySize> option = StreamFusionOptions.FIXED_MEMORY_PER_SLOT;
-        MemorySize min = MIN_FIXED_MEMORY;
+        return atLeast(
+                config, StreamFusionOptions.FIXED_MEMORY_PER_SLOT, fallback, MIN_FIXED_MEMORY, MIN_FIXED_MEMORY_TEXT);
+    }
+
+    /** A memory-size option of at least {@code min}; null only if unset without a fallback. */
+    @Nullable
+    private static MemorySize atLeast(
+            ReadableConfig config,
+            ConfigOption<MemorySize> option,
+            @Nullable MemorySize fallback,
+            MemorySize min,
+            String minText) {
         MemorySize value;
         try {
             value = config.getOptional(option).orElse(fallback);
@@ -141,7 +170,7 @@ public final class StreamFusionConfig implements Serializable {
                             + "': "
                             + e.getMessage()
                             + ". It accepts a memory size such as '256mb' of at least "
-                            + MIN_FIXED_MEMORY_TEXT
+                            + minText
                             + ".",
                     e);
         }
@@ -152,7 +181,7 @@ public final class StreamFusionConfig implements Serializable {
                             + "': "
                             + value.toHumanReadableString()
                             + ". It accepts a memory size of at least "
-                            + MIN_FIXED_MEMORY_TEXT
+                            + minText
                             + ".");
         }
         return value;
@@ -199,6 +228,19 @@ public final class StreamFusionConfig implements Serializable {
         return timerCacheSize;
     }
 
+    public boolean cacheEnabled() {
+        return cacheEnabled;
+    }
+
+    public MemorySize cacheSize() {
+        return cacheSize;
+    }
+
+    /** Whether a value state of this name may use the decoded-value cache. */
+    public boolean cachesState(String stateName) {
+        return cacheEnabled && !cacheExcludedStates.contains(stateName);
+    }
+
     @Override
     public String toString() {
         return "StreamFusionConfig{localDirectories="
@@ -209,6 +251,8 @@ public final class StreamFusionConfig implements Serializable {
                 + writeBufferRatio
                 + ", timerService="
                 + timerService
+                + ", cache="
+                + (cacheEnabled ? cacheSize.toHumanReadableString() : "off")
                 + '}';
     }
 }

@@ -2,6 +2,9 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.BatchKeyedStateBackend;
 import io.streamfusion.api.BatchValueState;
+import io.streamfusion.backend.cache.DecodedValueCache;
+import io.streamfusion.backend.cache.SlotResources;
+import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.nativelib.NativeSharedMemory;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 import io.streamfusion.backend.nativelib.NativeStore;
@@ -12,6 +15,7 @@ import io.streamfusion.backend.state.StateColumnKeys;
 import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
 import io.streamfusion.backend.state.StateKinds;
 import io.streamfusion.backend.state.StreamFusionBatchValueState;
+import io.streamfusion.backend.state.StreamFusionValueState;
 import io.streamfusion.backend.state.StateValueMigration;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
 
@@ -72,6 +76,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
@@ -90,9 +95,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     public static final String BACKEND_TYPE_IDENTIFIER = "streamfusion";
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionKeyedStateBackend.class);
+    private static final AtomicLong NEXT_CACHE_OWNER = new AtomicLong();
 
     private final NativeStore store;
-    private final OpaqueMemoryResource<NativeSharedMemory> memory;
+    private final OpaqueMemoryResource<SlotResources> memory;
     private final File instanceDirectory;
     private final int keyGroupPrefixBytes;
     private final LinkedHashMap<String, RegisteredStateColumn> kvStateInformation;
@@ -101,6 +107,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     /** Null when timers live on the heap. */
     @Nullable private final NativePriorityQueueSetFactory nativeQueueFactory;
     private final Map<String, NativeTimerQueue<?>> nativeQueues = new HashMap<>();
+    private final StreamFusionConfig config;
+    /** Identifies this backend's entries in the slot's shared decoded-value cache. */
+    private final long cacheOwnerId = NEXT_CACHE_OWNER.incrementAndGet();
     private final LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final ResourceGuard storeResourceGuard = new ResourceGuard();
@@ -121,14 +130,15 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             StreamCompressionDecorator keyGroupCompressionDecorator,
             InternalKeyContext<K> keyContext,
             NativeStore store,
-            OpaqueMemoryResource<NativeSharedMemory> memory,
+            OpaqueMemoryResource<SlotResources> memory,
             File instanceDirectory,
             int keyGroupPrefixBytes,
             LinkedHashMap<String, RegisteredStateColumn> kvStateInformation,
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates,
             HeapPriorityQueueSetFactory heapQueueFactory,
             @Nullable NativePriorityQueueSetFactory nativeQueueFactory,
-            MetricGroup metricGroup) {
+            MetricGroup metricGroup,
+            StreamFusionConfig config) {
         super(
                 kvStateRegistry,
                 keySerializer,
@@ -153,13 +163,15 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         keyContext.getKeyGroupRange(),
                         keyContext.getNumberOfKeyGroups());
         this.nativeQueueFactory = nativeQueueFactory;
+        this.config = config;
         this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.checkpointSnapshotStrategy = new CanonicalFullSnapshotStrategy<>(this::checkpointResources);
         kvStateInformation.values().forEach(registered -> metricColumns.add(registered.column()));
         BackendMetrics.register(
                 metricGroup,
                 storeResourceGuard,
-                memory.getResourceHandle(),
+                memory.getResourceHandle().nativeMemory(),
+                memory.getResourceHandle().valueCache(),
                 metricColumns,
                 checkpointSnapshotStrategy.timings());
     }
@@ -192,7 +204,25 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     /** The slot memory this backend's store uses, shared with the slot's other backends. */
     public NativeSharedMemory slotMemory() {
-        return memory.getResourceHandle();
+        return memory.getResourceHandle().nativeMemory();
+    }
+
+    /** The slot's decoded-value cache, or null; for tests. */
+    @Nullable
+    DecodedValueCache slotCacheForTests() {
+        return memory.getResourceHandle().valueCache();
+    }
+
+    /**
+     * This state's view of the slot's decoded-value cache, or null if the cache is disabled,
+     * refused, or the state is excluded by {@code cache.excluded-states}.
+     */
+    @Nullable
+    public <V> StateValueCache<V> valueCacheFor(String stateName, TypeSerializer<V> serializer) {
+        DecodedValueCache cache = memory.getResourceHandle().valueCache();
+        return cache != null && config.cachesState(stateName)
+                ? new StateValueCache<>(cache, cacheOwnerId, serializer)
+                : null;
     }
 
     File instanceDirectory() {
@@ -337,9 +367,13 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         RegisteredStateColumn registered = kvStateInformation.get(descriptor.getName());
         @SuppressWarnings("unchecked")
         TypeSerializer<V> valueSerializer = (TypeSerializer<V>) registered.keyValueMetaInfo().getStateSerializer();
+        @SuppressWarnings("unchecked")
+        StreamFusionValueState<K, VoidNamespace, V> perRecord =
+                (StreamFusionValueState<K, VoidNamespace, V>) createdKvStates.get(descriptor.getName());
         return new StreamFusionBatchValueState<>(
                 store,
                 registered.column(),
+                perRecord.cache(),
                 keySerializer,
                 valueSerializer,
                 keyGroupPrefixBytes,
@@ -564,6 +598,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         createdKvStates.clear();
         nativeQueues.clear();
         IOUtils.closeQuietly(store);
+        DecodedValueCache cache = memory.getResourceHandle().valueCache();
+        if (cache != null) {
+            cache.invalidateOwner(cacheOwnerId);
+        }
         // Releases this backend's lease; the slot's memory is freed with the last lease.
         IOUtils.closeQuietly(memory);
         try {

@@ -1,7 +1,7 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.cache.SlotResources;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.restore.CanonicalRestoreOperation;
@@ -48,14 +48,14 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
 
     private final StreamFusionConfig config;
     private final File instanceDirectory;
-    private final OpaqueMemoryResource<NativeSharedMemory> memory;
+    private final OpaqueMemoryResource<SlotResources> memory;
     private final MetricGroup metricGroup;
 
     StreamFusionKeyedStateBackendBuilder(
             KeyedStateBackendParameters<K> parameters,
             StreamFusionConfig config,
             File instanceDirectory,
-            OpaqueMemoryResource<NativeSharedMemory> memory,
+            OpaqueMemoryResource<SlotResources> memory,
             MetricGroup metricGroup,
             LatencyTrackingStateConfig latencyTrackingStateConfig,
             SizeTrackingStateConfig sizeTrackingStateConfig) {
@@ -85,7 +85,7 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         LinkedHashMap<String, RegisteredStateColumn> kvStates = new LinkedHashMap<>();
         try {
             createDirectory();
-            store = NativeStore.open(instanceDirectory, memory.getResourceHandle());
+            store = NativeStore.open(instanceDirectory, memory.getResourceHandle().nativeMemory());
             int keyGroupPrefixBytes =
                     CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues = new LinkedHashMap<>();
@@ -119,7 +119,8 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                     timerQueues,
                     timerQueueFactory,
                     nativeTimers,
-                    metricGroup);
+                    metricGroup,
+                    config);
         } catch (Throwable t) {
             kvStates.values().forEach(registered -> IOUtils.closeQuietly(registered.column()));
             IOUtils.closeQuietly(store);

@@ -1,7 +1,7 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.backend.nativelib.NativeLibrary;
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.cache.SlotResources;
 
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
@@ -100,7 +100,7 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
                 parameters.getOperatorIdentifier(),
                 instanceDirectory,
                 config);
-        OpaqueMemoryResource<NativeSharedMemory> memory;
+        OpaqueMemoryResource<SlotResources> memory;
         try {
             memory = SlotMemory.acquire(env, config, parameters.getManagedMemoryFraction());
         } catch (Exception e) {

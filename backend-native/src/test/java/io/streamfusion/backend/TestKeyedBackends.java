@@ -26,7 +26,14 @@ final class TestKeyedBackends {
     private TestKeyedBackends() {}
 
     static MockEnvironment environment() {
-        return MockEnvironment.builder().setManagedMemorySize(64L << 20).setMaxParallelism(KEY_GROUPS).build();
+        return environment(64L << 20);
+    }
+
+    static MockEnvironment environment(long managedMemoryBytes) {
+        return MockEnvironment.builder()
+                .setManagedMemorySize(managedMemoryBytes)
+                .setMaxParallelism(KEY_GROUPS)
+                .build();
     }
 
     static <K> StreamFusionKeyedStateBackend<K> create(

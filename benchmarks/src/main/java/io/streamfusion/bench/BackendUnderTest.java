@@ -81,10 +81,13 @@ public final class BackendUnderTest implements AutoCloseable {
                 config.setString(RocksDBOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
                 return new EmbeddedRocksDBStateBackend().configure(config, loader);
             case "streamfusion":
+            case "streamfusion-nocache":
                 config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
+                config.set(StreamFusionOptions.CACHE_ENABLED, !kind.endsWith("-nocache"));
                 return new StreamFusionStateBackend().configure(config, loader);
             default:
-                throw new IllegalArgumentException("Unknown backend '" + kind + "'; use hashmap, rocksdb or streamfusion");
+                throw new IllegalArgumentException(
+                        "Unknown backend '" + kind + "'; use hashmap, rocksdb, streamfusion or streamfusion-nocache");
         }
     }
 

@@ -6,15 +6,20 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 
 /**
- * ValueState get and update over uniformly random keys, in the manner of Flink's own
- * ValueStateBenchmark, at 1M keys by default.
+ * ValueState get and update at 1M keys, in the manner of Flink's own ValueStateBenchmark, over
+ * uniform and Zipf-skewed keys (the case for the decoded-value cache).
  */
 public class ValueStateBenchmark extends KeyedStateBenchmarkBase {
 
+    @Param({"uniform", "zipf"})
+    public String distribution;
+
     private ValueState<Long> state;
+    private KeySequence sequence;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -24,17 +29,18 @@ public class ValueStateBenchmark extends KeyedStateBenchmarkBase {
             underTest.keyed().setCurrentKey(key);
             state.update(key);
         }
+        sequence = new KeySequence(distribution, keys, 42);
     }
 
     @Benchmark
     public Long valueGet() throws Exception {
-        randomKey();
+        underTest.keyed().setCurrentKey(sequence.next());
         return state.value();
     }
 
     @Benchmark
     public void valueUpdate() throws Exception {
-        long key = random.nextInt(keys);
+        long key = sequence.next();
         underTest.keyed().setCurrentKey(key);
         state.update(key + 1);
     }

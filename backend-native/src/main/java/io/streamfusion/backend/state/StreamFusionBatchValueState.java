@@ -1,6 +1,7 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.api.BatchValueState;
+import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.KeyListWriter;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
@@ -16,6 +17,8 @@ import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +32,8 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
 
     private final NativeStore store;
     private final NativeStateColumn column;
+    /** The per-record state's cache view: batch writes must not leave stale values in it. */
+    @Nullable private final StateValueCache<V> cache;
     private final TypeSerializer<V> valueSerializer;
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
     private final int numberOfKeyGroups;
@@ -39,6 +44,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
     public StreamFusionBatchValueState(
             NativeStore store,
             NativeStateColumn column,
+            @Nullable StateValueCache<V> cache,
             TypeSerializer<K> keySerializer,
             TypeSerializer<V> valueSerializer,
             int keyGroupPrefixBytes,
@@ -46,6 +52,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
             KeyGroupRange keyGroupRange) {
         this.store = store;
         this.column = column;
+        this.cache = cache;
         this.valueSerializer = valueSerializer;
         this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer.duplicate(), keyGroupPrefixBytes, 32);
         this.numberOfKeyGroups = numberOfKeyGroups;
@@ -100,6 +107,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
             return;
         }
         EntryBatchWriter batch = new EntryBatchWriter(keys.size() * 32);
+        List<byte[]> written = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             V value = values.get(i);
             if (value == null) {
@@ -107,15 +115,33 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
             }
             valueOut.clear();
             valueSerializer.serialize(value, valueOut);
-            batch.add(0, canonicalKey(keys.get(i)), valueOut.getCopyOfBuffer());
+            byte[] key = canonicalKey(keys.get(i));
+            written.add(key);
+            batch.add(0, key, valueOut.getCopyOfBuffer());
         }
         store.applyBatch(List.of(column), batch.toByteArray());
+        invalidate(written);
+    }
+
+    private void invalidate(List<byte[]> keys) {
+        if (cache != null) {
+            keys.forEach(cache::invalidate);
+        }
     }
 
     @Override
     public void removeAll(List<K> keys) {
-        if (!keys.isEmpty()) {
-            column.deleteAll(keyList(keys));
+        if (keys.isEmpty()) {
+            return;
         }
+        KeyListWriter writer = new KeyListWriter(keys.size() * 16);
+        List<byte[]> removed = new ArrayList<>(keys.size());
+        for (K key : keys) {
+            byte[] canonical = canonicalKey(key);
+            removed.add(canonical);
+            writer.add(canonical);
+        }
+        column.deleteAll(writer.toByteArray());
+        invalidate(removed);
     }
 }

@@ -29,6 +29,7 @@ public class StreamFusionTtlStateTest extends TtlStateTestBase {
             protected StateBackend createStateBackend() {
                 Configuration config = new Configuration();
                 config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), folders.toString());
+                config.set(StreamFusionOptions.CACHE_SIZE, ConformanceSetup.SUITE_CACHE_SIZE);
                 return new StreamFusionStateBackend().configure(config, Thread.currentThread().getContextClassLoader());
             }
         };

@@ -1,0 +1,104 @@
+package io.streamfusion.backend.cache;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The per-slot cache of decoded state values, bounded in bytes. It holds clean values only:
+ * every write reaches RocksDB before its value enters the cache, and eviction never writes.
+ * Entries are keyed by the owning state's cache id and the canonical key bytes; a state that
+ * changes serializers takes a new id, so its old entries can never be read again.
+ */
+public final class DecodedValueCache {
+
+    /** Rough per-entry overhead of the cache's own objects, added to the serialized sizes. */
+    static final int ENTRY_OVERHEAD_BYTES = 96;
+
+    private final Cache<Key, Object> entries;
+    private final long capacityBytes;
+    private final AtomicLong nextId = new AtomicLong();
+
+    public DecodedValueCache(long capacityBytes) {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("cache capacity must be positive: " + capacityBytes);
+        }
+        this.capacityBytes = capacityBytes;
+        this.entries =
+                Caffeine.newBuilder()
+                        .maximumWeight(capacityBytes)
+                        .weigher((Key key, Object value) -> key.weight)
+                        // Maintenance on the calling thread: no background threads, deterministic tests.
+                        .executor(Runnable::run)
+                        .recordStats()
+                        .build();
+    }
+
+    /** A fresh id for a state (or a state re-registered with other serializers). */
+    public long newStateId() {
+        return nextId.incrementAndGet();
+    }
+
+    Object get(long stateId, long owner, byte[] key) {
+        return entries.getIfPresent(new Key(stateId, owner, key, 0));
+    }
+
+    void put(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
+        entries.put(new Key(stateId, owner, key, serializedBytes), value);
+    }
+
+    void invalidate(long stateId, long owner, byte[] key) {
+        entries.invalidate(new Key(stateId, owner, key, 0));
+    }
+
+    /** Drops every entry of one keyed backend, when it is disposed. */
+    public void invalidateOwner(long owner) {
+        entries.asMap().keySet().removeIf(key -> key.owner == owner);
+    }
+
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    public long weightedBytes() {
+        return entries.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+    }
+
+    public CacheStats stats() {
+        return entries.stats();
+    }
+
+    /** Cache key: state id, owning backend, canonical key bytes. The weight rides along. */
+    private static final class Key {
+        final long stateId;
+        final long owner;
+        final byte[] bytes;
+        final int hash;
+        final int weight;
+
+        Key(long stateId, long owner, byte[] bytes, int serializedValueBytes) {
+            this.stateId = stateId;
+            this.owner = owner;
+            this.bytes = bytes;
+            this.hash = 31 * Long.hashCode(stateId) + Arrays.hashCode(bytes);
+            this.weight = bytes.length + serializedValueBytes + ENTRY_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            if (!(other instanceof Key)) {
+                return false;
+            }
+            Key that = (Key) other;
+            return stateId == that.stateId && owner == that.owner && Arrays.equals(bytes, that.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.streamfusion.backend.cache;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
+/**
+ * One value state's view of the {@link DecodedValueCache}. Callers never see a cached object
+ * itself unless the value type is immutable: reads return a copy, so user code cannot change a
+ * cached value behind the cache's back. A written value of a mutable type is not cached (the
+ * caller keeps its object, and copying it could mean deserializing); the key is invalidated and
+ * the next read admits the committed value, as the prior art's cache did.
+ */
+public final class StateValueCache<V> {
+
+    private final DecodedValueCache cache;
+    private final long owner;
+    private long stateId;
+    private TypeSerializer<V> serializer;
+    private boolean immutable;
+
+    public StateValueCache(DecodedValueCache cache, long owner, TypeSerializer<V> serializer) {
+        this.cache = cache;
+        this.owner = owner;
+        useSerializer(serializer);
+    }
+
+    /**
+     * Adopts a new serializer (state re-registered or migrated): a new id, so entries decoded
+     * with the old serializer are never returned.
+     */
+    public void useSerializer(TypeSerializer<V> newSerializer) {
+        this.serializer = newSerializer;
+        this.immutable = newSerializer.isImmutableType();
+        this.stateId = cache.newStateId();
+    }
+
+    /** The cached value for {@code key} (a private copy for mutable types), or null. */
+    @SuppressWarnings("unchecked")
+    public V get(byte[] key) {
+        V cached = (V) cache.get(stateId, owner, key);
+        return cached == null || immutable ? cached : serializer.copy(cached);
+    }
+
+    /**
+     * Admits a value just read from RocksDB. The cache keeps {@code value}; the caller must
+     * return {@link #copyForCaller} of it, not the object itself.
+     */
+    public void admitRead(byte[] key, V value, int serializedBytes) {
+        cache.put(stateId, owner, key, value, serializedBytes);
+    }
+
+    /** What a read returns for a value it just admitted: the value itself only if immutable. */
+    public V copyForCaller(V admitted) {
+        return immutable ? admitted : serializer.copy(admitted);
+    }
+
+    /**
+     * Records a value just written to RocksDB: cached as is if immutable, otherwise the stale
+     * entry is dropped and the next read admits the committed value.
+     */
+    public void afterWrite(byte[] key, V value, int serializedBytes) {
+        if (immutable) {
+            cache.put(stateId, owner, key, value, serializedBytes);
+        } else {
+            cache.invalidate(stateId, owner, key);
+        }
+    }
+
+    public void invalidate(byte[] key) {
+        cache.invalidate(stateId, owner, key);
+    }
+}

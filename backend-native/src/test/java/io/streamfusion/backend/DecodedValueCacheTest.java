@@ -1,0 +1,155 @@
+package io.streamfusion.backend;
+
+import io.streamfusion.api.BatchValueState;
+import io.streamfusion.backend.cache.DecodedValueCache;
+import io.streamfusion.backend.cache.StateValueCache;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+import io.streamfusion.api.StreamFusionOptions;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The decoded-value cache: hits without JNI, copies for mutable types, write-through, bounds. */
+class DecodedValueCacheTest {
+
+    @TempDir File dir;
+    private MockEnvironment env;
+    private StreamFusionKeyedStateBackend<Long> backend;
+
+    @BeforeEach
+    void createBackend() throws Exception {
+        // Enough managed memory for the default 64 MiB cache plus as much again for RocksDB.
+        env = TestKeyedBackends.environment(256L << 20);
+        backend = TestKeyedBackends.create(env, dir, LongSerializer.INSTANCE);
+        assertTrue(cache() != null, "the cache is reserved from a 256 MiB slot");
+    }
+
+    @AfterEach
+    void disposeBackend() throws Exception {
+        backend.dispose();
+        env.close();
+    }
+
+    private <V> ValueState<V> state(ValueStateDescriptor<V> descriptor) throws Exception {
+        return backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+    }
+
+    private DecodedValueCache cache() {
+        return backend.slotCacheForTests();
+    }
+
+    private byte[] canonicalKey(long key) {
+        SerializedCompositeKeyBuilder<Long> builder =
+                new SerializedCompositeKeyBuilder<>(LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
+        builder.setKeyAndKeyGroup(key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
+        return builder.buildCompositeKeyNamespace(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+    }
+
+    @Test
+    void repeatedReadsAreServedFromTheCacheWithoutTouchingRocksDb() throws Exception {
+        ValueState<Long> state = state(new ValueStateDescriptor<>("v", LongSerializer.INSTANCE));
+        backend.setCurrentKey(7L);
+        state.update(70L);
+        // Remove the entry natively behind the cache's back: only a cache hit can still answer.
+        backend.nativeColumns().get("v").delete(canonicalKey(7L));
+        long hits = cache().stats().hitCount();
+        assertEquals(70L, state.value());
+        assertEquals(hits + 1, cache().stats().hitCount());
+    }
+
+    @Test
+    void writesReachRocksDbBeforeTheCache() throws Exception {
+        ValueState<Long> state = state(new ValueStateDescriptor<>("v", LongSerializer.INSTANCE));
+        backend.setCurrentKey(3L);
+        state.update(30L);
+        byte[] stored = backend.nativeColumns().get("v").get(canonicalKey(3L));
+        assertEquals(8, stored.length);
+        state.clear();
+        assertNull(backend.nativeColumns().get("v").get(canonicalKey(3L)));
+        assertNull(state.value());
+    }
+
+    @Test
+    void userCodeNeverSeesACachedMutableValueChange() throws Exception {
+        ValueState<List<Long>> state =
+                state(new ValueStateDescriptor<>("list", new ListSerializer<>(LongSerializer.INSTANCE)));
+        backend.setCurrentKey(1L);
+        List<Long> written = new ArrayList<>(List.of(1L, 2L));
+        state.update(written);
+        written.add(99L); // the caller keeps mutating its own object
+        List<Long> first = state.value();
+        assertEquals(List.of(1L, 2L), first);
+        first.add(100L); // and mutates what it read
+        List<Long> second = state.value();
+        assertEquals(List.of(1L, 2L), second);
+        assertNotSame(first, second);
+    }
+
+    @Test
+    void batchWritesInvalidateCachedValues() throws Exception {
+        ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("v", LongSerializer.INSTANCE);
+        ValueState<Long> state = state(descriptor);
+        backend.setCurrentKey(5L);
+        state.update(1L);
+        assertEquals(1L, state.value());
+        BatchValueState<Long, Long> batch = backend.getBatchValueState(descriptor);
+        batch.putAll(List.of(5L), List.of(2L));
+        assertEquals(2L, state.value());
+        batch.removeAll(List.of(5L));
+        assertNull(state.value());
+    }
+
+    @Test
+    void cacheIsBoundedInBytes() {
+        DecodedValueCache small = new DecodedValueCache(1 << 20);
+        StateValueCache<Long> view = new StateValueCache<>(small, 1, LongSerializer.INSTANCE);
+        for (long key = 0; key < 50_000; key++) {
+            view.admitRead(canonicalKey(key), key, 8);
+        }
+        assertTrue(small.weightedBytes() <= small.capacityBytes(), "bytes within capacity");
+        assertTrue(small.stats().evictionCount() > 0, "a full cache evicts");
+    }
+
+    @Test
+    void aNewSerializerNeverSeesValuesDecodedWithTheOldOne() {
+        StateValueCache<Long> view = new StateValueCache<>(cache(), 99, LongSerializer.INSTANCE);
+        view.admitRead(canonicalKey(1L), 10L, 8);
+        assertEquals(10L, view.get(canonicalKey(1L)));
+        view.useSerializer(LongSerializer.INSTANCE.duplicate());
+        assertNull(view.get(canonicalKey(1L)));
+    }
+
+    @Test
+    void cacheIsRefusedWhenTheSlotCannotSpareItAndCanBeSwitchedOff() {
+        Configuration flink = new Configuration();
+        flink.set(StreamFusionOptions.CACHE_SIZE, MemorySize.parse("40mb"));
+        StreamFusionConfig config = StreamFusionConfig.from(flink, StreamFusionConfig.defaults());
+        assertEquals(40L << 20, SlotMemory.cacheBytes(80L << 20, config));
+        assertEquals(0L, SlotMemory.cacheBytes(64L << 20, config));
+        flink.set(StreamFusionOptions.CACHE_ENABLED, false);
+        assertEquals(0L, SlotMemory.cacheBytes(1L << 30, StreamFusionConfig.from(flink, StreamFusionConfig.defaults())));
+    }
+}
