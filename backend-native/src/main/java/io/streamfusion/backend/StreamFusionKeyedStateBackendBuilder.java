@@ -1,13 +1,13 @@
 package io.streamfusion.backend;
 
-import io.streamfusion.backend.nativelib.EntryBatchWriter;
+import io.streamfusion.api.TimerServiceFactory;
 import io.streamfusion.backend.cache.SlotResources;
+import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.restore.CanonicalRestoreOperation;
 import io.streamfusion.backend.restore.RestoredStateRegistry;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
-import io.streamfusion.api.TimerServiceFactory;
 
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;

@@ -73,11 +73,26 @@ class DecodedValueCacheTest {
         ValueState<Long> state = state(new ValueStateDescriptor<>("v", LongSerializer.INSTANCE));
         backend.setCurrentKey(7L);
         state.update(70L);
+        long misses = cache().stats().missCount();
+        assertEquals(70L, state.value()); // writes never admit: this read misses and admits
+        assertEquals(misses + 1, cache().stats().missCount());
         // Remove the entry natively behind the cache's back: only a cache hit can still answer.
         backend.nativeColumns().get("v").delete(canonicalKey(7L));
         long hits = cache().stats().hitCount();
         assertEquals(70L, state.value());
         assertEquals(hits + 1, cache().stats().hitCount());
+    }
+
+    @Test
+    void writesToACachedKeyReplaceItsValue() throws Exception {
+        ValueState<Long> state = state(new ValueStateDescriptor<>("v", LongSerializer.INSTANCE));
+        backend.setCurrentKey(8L);
+        state.update(1L);
+        assertEquals(1L, state.value()); // admitted
+        state.update(2L); // written through and replaced in the cache
+        assertEquals(2L, backend.nativeColumns().get("v").get(canonicalKey(8L))[7]);
+        backend.nativeColumns().get("v").delete(canonicalKey(8L));
+        assertEquals(2L, state.value()); // served by the cache, with the new value
     }
 
     @Test

@@ -50,6 +50,11 @@ public final class DecodedValueCache {
         entries.put(new Key(stateId, owner, key, serializedBytes), value);
     }
 
+    /** Replaces the value of a cached key; an absent key stays absent (writes never admit). */
+    void replaceIfPresent(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
+        entries.asMap().replace(new Key(stateId, owner, key, serializedBytes), value);
+    }
+
     void invalidate(long stateId, long owner, byte[] key) {
         entries.invalidate(new Key(stateId, owner, key, 0));
     }

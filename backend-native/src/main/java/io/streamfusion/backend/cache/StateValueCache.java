@@ -54,12 +54,13 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Records a value just written to RocksDB: cached as is if immutable, otherwise the stale
-     * entry is dropped and the next read admits the committed value.
+     * Keeps a cached key current after its value was written to RocksDB: replaced in place if
+     * immutable, otherwise dropped so the next read admits the committed value. A key that is
+     * not cached stays out: only reads admit, so a stream of writes costs one lookup each.
      */
     public void afterWrite(byte[] key, V value, int serializedBytes) {
         if (immutable) {
-            cache.put(stateId, owner, key, value, serializedBytes);
+            cache.replaceIfPresent(stateId, owner, key, value, serializedBytes);
         } else {
             cache.invalidate(stateId, owner, key);
         }
