@@ -25,7 +25,7 @@ struct Cursor {
 pub struct KeyGroupScan {
     cursors: Vec<Cursor>,
     current: Option<(usize, u32)>,
-    snapshot: SnapshotWithThreadMode<'static, Db>,
+    _snapshot: SnapshotWithThreadMode<'static, Db>,
     _columns: Vec<Arc<BoundColumnFamily<'static>>>,
     _store: Arc<KeyedStore>,
     key_group_prefix_bytes: usize,
@@ -72,7 +72,7 @@ impl KeyGroupScan {
         Ok(KeyGroupScan {
             cursors,
             current: None,
-            snapshot,
+            _snapshot: snapshot,
             _columns: handles,
             _store: Arc::clone(store),
             key_group_prefix_bytes,
@@ -136,11 +136,6 @@ impl KeyGroupScan {
             cursor.iter.next();
         }
         Ok(out)
-    }
-
-    /// The sequence number of the snapshot the scan reads, for diagnostics.
-    pub fn sequence_number(&self) -> u64 {
-        self.snapshot.sequence_number()
     }
 }
 

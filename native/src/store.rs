@@ -4,7 +4,7 @@
 //! (`[key group][key][namespace]...`), serialized on the Java side, so the store itself is
 //! layout-agnostic apart from the key-group prefix used by scans.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
@@ -40,7 +40,6 @@ pub struct KeyedStore {
     db: Db,
     options: SharedOptions,
     column_options: Options,
-    path: PathBuf,
     /// Names of the state column families, for operations over all of them (flush).
     column_names: Mutex<BTreeSet<String>>,
     // Keeps the slot's cache and write-buffer manager alive while the database uses them.
@@ -70,14 +69,9 @@ impl KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
             column_options,
-            path: path.to_path_buf(),
             column_names: Mutex::new(existing),
             _memory: config.memory,
         }))
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     pub(crate) fn db(&self) -> &Db {

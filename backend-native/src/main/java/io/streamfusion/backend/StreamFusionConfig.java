@@ -25,9 +25,7 @@ public final class StreamFusionConfig implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private static final String MIN_FIXED_MEMORY_TEXT = "1mb";
-    static final MemorySize MIN_FIXED_MEMORY = MemorySize.parse(MIN_FIXED_MEMORY_TEXT);
     private static final String MIN_CACHE_TEXT = "1mb";
-    static final MemorySize MIN_CACHE = MemorySize.parse(MIN_CACHE_TEXT);
 
     private final List<String> localDirectories;
     @Nullable private final MemorySize fixedMemoryPerSlot;
@@ -72,119 +70,61 @@ public final class StreamFusionConfig implements Serializable {
 
     /** Reads and validates every option, falling back to {@code base} for unset ones. */
     public static StreamFusionConfig from(ReadableConfig config, StreamFusionConfig base) {
-        List<String> dirs =
-                config.getOptional(StreamFusionOptions.LOCAL_DIRECTORIES)
-                        .orElse(base.localDirectories);
+        String directories = "a ';'-separated list of absolute directory paths (or file: URIs)";
+        List<String> dirs = read(config, StreamFusionOptions.LOCAL_DIRECTORIES, base.localDirectories, directories);
         for (String dir : dirs) {
-            if (!new File(localPath(dir)).isAbsolute()) {
-                throw new IllegalConfigurationException(
-                        "Invalid value for '"
-                                + StreamFusionOptions.LOCAL_DIRECTORIES.key()
-                                + "': '"
-                                + dir
-                                + "' is not an absolute path. Give a ';'-separated list of"
-                                + " absolute directory paths (or file: URIs), or leave the option unset.");
-            }
+            check(new File(localPath(dir)).isAbsolute(), StreamFusionOptions.LOCAL_DIRECTORIES,
+                    "'" + dir + "' is not an absolute path", directories + ", or no value");
         }
-        MemorySize fixed = fixedMemory(config, base.fixedMemoryPerSlot);
-        double ratio = writeBufferRatio(config, base.writeBufferRatio);
-        TimerServiceFactory timers = timerService(config, base.timerService);
-        int timerCache = timerCacheSize(config, base.timerCacheSize);
-        boolean cacheEnabled = config.getOptional(StreamFusionOptions.CACHE_ENABLED).orElse(base.cacheEnabled);
-        MemorySize cacheSize =
-                atLeast(config, StreamFusionOptions.CACHE_SIZE, base.cacheSize, MIN_CACHE, MIN_CACHE_TEXT);
+        MemorySize fixed =
+                atLeast(config, StreamFusionOptions.FIXED_MEMORY_PER_SLOT, base.fixedMemoryPerSlot, MIN_FIXED_MEMORY_TEXT);
+        String ratioRange = "a number strictly between 0 and 1, such as 0.5";
+        double ratio = read(config, StreamFusionOptions.WRITE_BUFFER_RATIO, base.writeBufferRatio, ratioRange);
+        check(ratio > 0 && ratio < 1, StreamFusionOptions.WRITE_BUFFER_RATIO, ratio, ratioRange);
+        TimerServiceFactory timers =
+                read(config, StreamFusionOptions.TIMER_SERVICE_FACTORY, base.timerService, "NATIVE or HEAP");
+        String positive = "a positive whole number";
+        int timerCache = read(config, StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE, base.timerCacheSize, positive);
+        check(timerCache > 0, StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE, timerCache, positive);
+        boolean cacheEnabled = read(config, StreamFusionOptions.CACHE_ENABLED, base.cacheEnabled, "true or false");
+        MemorySize cacheSize = atLeast(config, StreamFusionOptions.CACHE_SIZE, base.cacheSize, MIN_CACHE_TEXT);
         List<String> excluded =
-                config.getOptional(StreamFusionOptions.CACHE_EXCLUDED_STATES).orElse(base.cacheExcludedStates);
+                read(config, StreamFusionOptions.CACHE_EXCLUDED_STATES, base.cacheExcludedStates,
+                        "a ';'-separated list of state names");
         return new StreamFusionConfig(dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded);
     }
 
-    private static TimerServiceFactory timerService(ReadableConfig config, TimerServiceFactory fallback) {
-        try {
-            return config.getOptional(StreamFusionOptions.TIMER_SERVICE_FACTORY).orElse(fallback);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '" + StreamFusionOptions.TIMER_SERVICE_FACTORY.key() + "': "
-                            + e.getMessage() + ". It accepts NATIVE or HEAP.",
-                    e);
-        }
-    }
-
-    private static int timerCacheSize(ReadableConfig config, int fallback) {
-        ConfigOption<Integer> option = StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE;
-        int value;
-        try {
-            value = config.getOptional(option).orElse(fallback);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '" + option.key() + "': " + e.getMessage()
-                            + ". It accepts a positive whole number.",
-                    e);
-        }
-        if (value <= 0) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '" + option.key() + "': " + value + ". It accepts a positive whole number.");
-        }
-        return value;
-    }
-
-    private static double writeBufferRatio(ReadableConfig config, double fallback) {
-        ConfigOption<Double> option = StreamFusionOptions.WRITE_BUFFER_RATIO;
-        double value;
-        try {
-            value = config.getOptional(option).orElse(fallback);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '" + option.key() + "': " + e.getMessage()
-                            + ". It accepts a number strictly between 0 and 1, such as 0.5.",
-                    e);
-        }
-        if (!(value > 0 && value < 1)) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '" + option.key() + "': " + value
-                            + ". It accepts a number strictly between 0 and 1, such as 0.5.");
-        }
-        return value;
-    }
-
-    @Nullable
-    private static MemorySize fixedMemory(ReadableConfig config, @Nullable MemorySize fallback) {
-        return atLeast(
-                config, StreamFusionOptions.FIXED_MEMORY_PER_SLOT, fallback, MIN_FIXED_MEMORY, MIN_FIXED_MEMORY_TEXT);
-    }
-
-    /** A memory-size option of at least {@code min}; null only if unset without a fallback. */
+    /** A memory-size option of at least {@code minText}; null only if unset without a fallback. */
     @Nullable
     private static MemorySize atLeast(
-            ReadableConfig config,
-            ConfigOption<MemorySize> option,
-            @Nullable MemorySize fallback,
-            MemorySize min,
-            String minText) {
-        MemorySize value;
-        try {
-            value = config.getOptional(option).orElse(fallback);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '"
-                            + option.key()
-                            + "': "
-                            + e.getMessage()
-                            + ". It accepts a memory size such as '256mb' of at least "
-                            + minText
-                            + ".",
-                    e);
-        }
-        if (value != null && value.compareTo(min) < 0) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for '"
-                            + option.key()
-                            + "': "
-                            + value.toHumanReadableString()
-                            + ". It accepts a memory size of at least "
-                            + minText
-                            + ".");
+            ReadableConfig config, ConfigOption<MemorySize> option, @Nullable MemorySize fallback, String minText) {
+        MemorySize value = read(config, option, fallback, "a memory size such as '256mb' of at least " + minText);
+        if (value != null) {
+            check(value.compareTo(MemorySize.parse(minText)) >= 0, option, value.toHumanReadableString(),
+                    "a memory size of at least " + minText);
         }
         return value;
+    }
+
+    /** The option's value, or {@code fallback}; an unparsable value names the option and what it accepts. */
+    private static <T> T read(ReadableConfig config, ConfigOption<T> option, T fallback, String accepts) {
+        try {
+            return config.getOptional(option).orElse(fallback);
+        } catch (IllegalArgumentException e) {
+            throw invalid(option, e.getMessage(), accepts, e);
+        }
+    }
+
+    private static void check(boolean valid, ConfigOption<?> option, Object value, String accepts) {
+        if (!valid) {
+            throw invalid(option, value, accepts, null);
+        }
+    }
+
+    private static IllegalConfigurationException invalid(
+            ConfigOption<?> option, Object problem, String accepts, @Nullable Throwable cause) {
+        return new IllegalConfigurationException(
+                "Invalid value for '" + option.key() + "': " + problem + ". It accepts " + accepts + ".", cause);
     }
 
     /** A configured directory as a local path; {@code file:} URIs are accepted, as Flink's RocksDB backend does. */

@@ -225,10 +225,6 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 : null;
     }
 
-    File instanceDirectory() {
-        return instanceDirectory;
-    }
-
     @Override
     public void setCurrentKey(K newKey) {
         super.setCurrentKey(newKey);
@@ -609,10 +605,6 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         } catch (IOException e) {
             LOG.warn("Could not delete StreamFusion working directory {}", instanceDirectory, e);
         }
-    }
-
-    public boolean isDisposed() {
-        return disposed;
     }
 
     /** The native columns by state name, for tests and diagnostics. */

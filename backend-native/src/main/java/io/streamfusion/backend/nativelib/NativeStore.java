@@ -9,11 +9,8 @@ import java.util.List;
  */
 public final class NativeStore extends NativeHandle {
 
-    private final File directory;
-
     private NativeStore(long handle, File directory) {
         super(handle, "StreamFusion store at " + directory);
-        this.directory = directory;
     }
 
     /**
@@ -24,10 +21,6 @@ public final class NativeStore extends NativeHandle {
     public static NativeStore open(File directory, NativeSharedMemory memory) {
         long handle = NativeMethods.openStore(directory.getAbsolutePath(), memory.handle());
         return new NativeStore(handle, directory);
-    }
-
-    public File directory() {
-        return directory;
     }
 
     /** Opens the column family of a state, creating it if it does not exist. */
