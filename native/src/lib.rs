@@ -6,9 +6,11 @@
 
 pub mod abi;
 pub mod batch;
+pub mod checkpoint;
 pub mod error;
 pub mod jni;
 pub mod memory;
+pub mod rescale;
 pub mod scan;
 pub mod store;
 

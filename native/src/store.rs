@@ -100,10 +100,31 @@ impl KeyedStore {
         Ok(count)
     }
 
+    /// Creates the column family `name` unless it exists, with the options of every state column.
+    pub(crate) fn ensure_column_family(&self, name: &str) -> Result<()> {
+        if self.db.cf_handle(name).is_none() {
+            self.db.create_cf(name, &self.column_options)?;
+        }
+        self.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());
+        Ok(())
+    }
+
+    /// Names of the state column families, sorted.
+    pub fn column_family_names(&self) -> Vec<String> {
+        self.column_names.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+    }
+
+    pub(crate) fn column_options(&self) -> &Options {
+        &self.column_options
+    }
+
+    pub(crate) fn write_options(&self) -> &WriteOptions {
+        &self.options.write
+    }
+
     /// Flushes the memtables of every state column family to SST files.
     pub fn flush(&self) -> Result<()> {
-        let names: Vec<String> = self.column_names.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
-        for name in names {
+        for name in self.column_family_names() {
             if let Some(cf) = self.db.cf_handle(&name) {
                 self.db.flush_cf(&cf)?;
             }
@@ -190,10 +211,7 @@ impl StateColumn {
                 "'{name}' cannot name a state column family"
             )));
         }
-        if store.db.cf_handle(name).is_none() {
-            store.db.create_cf(name, &store.column_options)?;
-        }
-        store.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());
+        store.ensure_column_family(name)?;
         let cf = store.db.cf_handle(name).ok_or_else(|| {
             NativeError::InvalidArgument(format!("column family '{name}' vanished after creation"))
         })?;

@@ -7,3 +7,4 @@
 mod entry_points;
 mod guard;
 mod handles;
+mod snapshot_entry_points;

@@ -3,6 +3,7 @@ package io.streamfusion.backend;
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.api.TimerServiceFactory;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
@@ -35,6 +36,7 @@ public final class StreamFusionConfig implements Serializable {
     private final boolean cacheEnabled;
     private final MemorySize cacheSize;
     private final List<String> cacheExcludedStates;
+    private final boolean incrementalCheckpoints;
 
     private StreamFusionConfig(
             List<String> localDirectories,
@@ -44,7 +46,8 @@ public final class StreamFusionConfig implements Serializable {
             int timerCacheSize,
             boolean cacheEnabled,
             MemorySize cacheSize,
-            List<String> cacheExcludedStates) {
+            List<String> cacheExcludedStates,
+            boolean incrementalCheckpoints) {
         this.localDirectories = Collections.unmodifiableList(new ArrayList<>(localDirectories));
         this.fixedMemoryPerSlot = fixedMemoryPerSlot;
         this.writeBufferRatio = writeBufferRatio;
@@ -53,6 +56,7 @@ public final class StreamFusionConfig implements Serializable {
         this.cacheEnabled = cacheEnabled;
         this.cacheSize = cacheSize;
         this.cacheExcludedStates = Collections.unmodifiableList(new ArrayList<>(cacheExcludedStates));
+        this.incrementalCheckpoints = incrementalCheckpoints;
     }
 
     /** The defaults of every option. */
@@ -65,7 +69,10 @@ public final class StreamFusionConfig implements Serializable {
                 StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(),
                 StreamFusionOptions.CACHE_ENABLED.defaultValue(),
                 StreamFusionOptions.CACHE_SIZE.defaultValue(),
-                StreamFusionOptions.CACHE_EXCLUDED_STATES.defaultValue());
+                StreamFusionOptions.CACHE_EXCLUDED_STATES.defaultValue(),
+                // Incremental unless the job says otherwise, although Flink's switch defaults to
+                // false: uploading only new SST files is what a disk-based backend is for.
+                true);
     }
 
     /** Reads and validates every option, falling back to {@code base} for unset ones. */
@@ -91,7 +98,10 @@ public final class StreamFusionConfig implements Serializable {
         List<String> excluded =
                 read(config, StreamFusionOptions.CACHE_EXCLUDED_STATES, base.cacheExcludedStates,
                         "a ';'-separated list of state names");
-        return new StreamFusionConfig(dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded);
+        boolean incremental =
+                read(config, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, base.incrementalCheckpoints, "true or false");
+        return new StreamFusionConfig(
+                dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded, incremental);
     }
 
     /** A memory-size option of at least {@code minText}; null only if unset without a fallback. */
@@ -176,6 +186,11 @@ public final class StreamFusionConfig implements Serializable {
         return cacheSize;
     }
 
+    /** Incremental checkpoints, or full native ones when Flink's incremental switch is set to false. */
+    public boolean incrementalCheckpoints() {
+        return incrementalCheckpoints;
+    }
+
     /** Whether a value state of this name may use the decoded-value cache. */
     public boolean cachesState(String stateName) {
         return cacheEnabled && !cacheExcludedStates.contains(stateName);
@@ -193,6 +208,8 @@ public final class StreamFusionConfig implements Serializable {
                 + timerService
                 + ", cache="
                 + (cacheEnabled ? cacheSize.toHumanReadableString() : "off")
+                + ", checkpoints="
+                + (incrementalCheckpoints ? "incremental" : "full")
                 + '}';
     }
 }

@@ -8,8 +8,9 @@ import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.nativelib.NativeSharedMemory;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 import io.streamfusion.backend.nativelib.NativeStore;
-import io.streamfusion.backend.snapshot.CanonicalFullSnapshotStrategy;
 import io.streamfusion.backend.snapshot.CanonicalSnapshotResources;
+import io.streamfusion.backend.snapshot.ConfirmedSnapshotFiles;
+import io.streamfusion.backend.snapshot.NativeSnapshotStrategy;
 import io.streamfusion.backend.state.AbstractStreamFusionState;
 import io.streamfusion.backend.state.StateColumnKeys;
 import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
@@ -26,9 +27,11 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
@@ -53,6 +56,7 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
@@ -75,6 +79,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RunnableFuture;
@@ -84,8 +89,8 @@ import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
 
 /**
  * The keyed state backend of StreamFusion: one native RocksDB instance, one column family per
- * registered state, keys in Flink's canonical composite layout. Timers live in Flink's heap
- * priority queues. Like Flink's RocksDB backend, it is used by one task thread, except for the
+ * registered state, keys in Flink's canonical composite layout. Timers live in native timer
+ * columns or, in HEAP mode, in Flink's heap priority queues. Like Flink's RocksDB backend, it is used by one task thread, except for the
  * asynchronous part of snapshots, which holds a {@link ResourceGuard} lease.
  */
 public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<K>
@@ -113,7 +118,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final ResourceGuard storeResourceGuard = new ResourceGuard();
-    private final CanonicalFullSnapshotStrategy<K> checkpointSnapshotStrategy;
+    private final NativeSnapshotStrategy<K> checkpointSnapshotStrategy;
     /** Every column, readable by metric reporter threads while the task registers new ones. */
     private final List<NativeStateColumn> metricColumns = new CopyOnWriteArrayList<>();
     private boolean disposed;
@@ -138,7 +143,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             HeapPriorityQueueSetFactory heapQueueFactory,
             @Nullable NativePriorityQueueSetFactory nativeQueueFactory,
             MetricGroup metricGroup,
-            StreamFusionConfig config) {
+            StreamFusionConfig config,
+            UUID backendIdentifier,
+            @Nullable ConfirmedSnapshotFiles confirmedSnapshotFiles) {
         super(
                 kvStateRegistry,
                 keySerializer,
@@ -165,7 +172,17 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         this.nativeQueueFactory = nativeQueueFactory;
         this.config = config;
         this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
-        this.checkpointSnapshotStrategy = new CanonicalFullSnapshotStrategy<>(this::checkpointResources);
+        this.checkpointSnapshotStrategy =
+                new NativeSnapshotStrategy<>(
+                        store,
+                        storeResourceGuard,
+                        this::stateMetaInfoSnapshots,
+                        keySerializer,
+                        keyContext.getKeyGroupRange(),
+                        keyGroupPrefixBytes,
+                        instanceDirectory,
+                        backendIdentifier,
+                        confirmedSnapshotFiles);
         kvStateInformation.values().forEach(registered -> metricColumns.add(registered.column()));
         BackendMetrics.register(
                 metricGroup,
@@ -463,10 +480,15 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     @Override
     public boolean requiresLegacySynchronousTimerSnapshots(SnapshotType checkpointType) {
-        // Heap timers are written by the timer service into raw keyed state for checkpoints,
-        // as with Flink's RocksDB backend in HEAP timer mode; savepoints carry them in the
-        // canonical stream instead. Native timers are ordinary columns in every snapshot.
-        return nativeQueueFactory == null && !checkpointType.isSavepoint();
+        // Heap timers are written by the timer service into raw keyed state for checkpoints and
+        // native savepoints, whose RocksDB files cannot hold heap queues; canonical savepoints
+        // carry them in the key-grouped stream instead. Native timers are ordinary columns in
+        // every snapshot.
+        return nativeQueueFactory == null && !isCanonicalSavepoint(checkpointType);
+    }
+
+    private static boolean isCanonicalSavepoint(SnapshotType type) {
+        return type.isSavepoint() && ((SavepointType) type).getFormatType() == SavepointFormatType.CANONICAL;
     }
 
     @Override
@@ -515,6 +537,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     //  Snapshots
     // ------------------------------------------------------------------------
 
+    /**
+     * Checkpoints and native savepoints: both go through the native snapshot strategy, which
+     * shares files between checkpoints only in incremental mode and never with savepoints.
+     * Flink takes canonical savepoints through {@link #savepoint()} instead.
+     */
     @Nonnull
     @Override
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
@@ -531,40 +558,42 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 .snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 
-    @Nonnull
-    @Override
-    public SavepointResources<K> savepoint() throws Exception {
-        return new SavepointResources<>(snapshotResources(true), ASYNCHRONOUS);
-    }
-
-    private CanonicalSnapshotResources<K> checkpointResources() throws IOException {
-        return snapshotResources(false);
+    private List<StateMetaInfoSnapshot> stateMetaInfoSnapshots() {
+        List<StateMetaInfoSnapshot> snapshots = new ArrayList<>(kvStateInformation.size());
+        kvStateInformation.values().forEach(registered -> snapshots.add(registered.metaInfo().snapshot()));
+        return snapshots;
     }
 
     /**
-     * Native timers are columns and always included; heap timers go into savepoints only, since
-     * checkpoints get them from the timer service's raw keyed state.
+     * A canonical savepoint: one ordered native scan written by Flink's {@code
+     * FullSnapshotAsyncWriter}. Native timers are columns and always included; heap timers are
+     * included too, since the timer service writes them to raw keyed state only for checkpoints
+     * and native savepoints.
      */
-    private CanonicalSnapshotResources<K> snapshotResources(boolean includeHeapTimers) throws IOException {
-        return CanonicalSnapshotResources.create(
-                store,
-                storeResourceGuard,
-                new ArrayList<>(kvStateInformation.values()),
-                includeHeapTimers ? registeredPQStates.values() : List.of(),
-                keyGroupRange,
-                keySerializer,
-                keyGroupPrefixBytes,
-                keyGroupCompressionDecorator);
+    @Nonnull
+    @Override
+    public SavepointResources<K> savepoint() throws Exception {
+        return new SavepointResources<>(
+                CanonicalSnapshotResources.create(
+                        store,
+                        storeResourceGuard,
+                        new ArrayList<>(kvStateInformation.values()),
+                        registeredPQStates.values(),
+                        keyGroupRange,
+                        keySerializer,
+                        keyGroupPrefixBytes,
+                        keyGroupCompressionDecorator),
+                ASYNCHRONOUS);
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        // Full canonical checkpoints share nothing between checkpoints: nothing to confirm.
+        checkpointSnapshotStrategy.notifyCheckpointComplete(checkpointId);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) {
-        // As above: an aborted full checkpoint leaves no shared files behind.
+        checkpointSnapshotStrategy.notifyCheckpointAborted(checkpointId);
     }
 
     // ------------------------------------------------------------------------

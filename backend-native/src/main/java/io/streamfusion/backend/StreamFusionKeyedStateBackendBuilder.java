@@ -6,7 +6,10 @@ import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.restore.CanonicalRestoreOperation;
+import io.streamfusion.backend.restore.NativeRestoreOperation;
+import io.streamfusion.backend.restore.NativeRestoreResult;
 import io.streamfusion.backend.restore.RestoredStateRegistry;
+import io.streamfusion.backend.snapshot.ConfirmedSnapshotFiles;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
 
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -16,6 +19,7 @@ import org.apache.flink.runtime.state.AbstractKeyedStateBackendBuilder;
 import org.apache.flink.runtime.state.AbstractStateBackend;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.InternalKeyContextImpl;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -36,6 +40,7 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * Builds a {@link StreamFusionKeyedStateBackend}: creates its working directory and native
@@ -85,14 +90,28 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         LinkedHashMap<String, RegisteredStateColumn> kvStates = new LinkedHashMap<>();
         try {
             createDirectory();
-            store = NativeStore.open(instanceDirectory, memory.getResourceHandle().nativeMemory());
             int keyGroupPrefixBytes =
                     CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues = new LinkedHashMap<>();
             HeapPriorityQueueSetFactory timerQueueFactory =
                     new HeapPriorityQueueSetFactory(keyGroupRange, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);
             boolean timersOnHeap = config.timerService() == TimerServiceFactory.HEAP;
-            restore(store, kvStates, timerQueues, timerQueueFactory, keyGroupPrefixBytes, timersOnHeap);
+            List<KeyedStateHandle> handles = restoreStateHandles.stream().filter(Objects::nonNull).toList();
+            UUID backendIdentifier = UUID.randomUUID();
+            ConfirmedSnapshotFiles confirmedFiles = null;
+            if (!handles.isEmpty() && handles.stream().allMatch(h -> h instanceof IncrementalRemoteKeyedStateHandle)) {
+                NativeRestoreResult restored = restoreNative(handles, keyGroupPrefixBytes);
+                store = restored.store();
+                registerRestoredStates(store, restored.stateMetaInfos(), kvStates, timersOnHeap);
+                backendIdentifier = restored.backendIdentifier();
+                confirmedFiles = restored.confirmedFiles();
+            } else {
+                store = NativeStore.open(storeDirectory(), memory.getResourceHandle().nativeMemory());
+                restoreCanonical(handles, store, kvStates, timerQueues, timerQueueFactory, keyGroupPrefixBytes, timersOnHeap);
+            }
+            if (config.incrementalCheckpoints() && confirmedFiles == null) {
+                confirmedFiles = new ConfirmedSnapshotFiles();
+            }
             NativePriorityQueueSetFactory nativeTimers =
                     timersOnHeap
                             ? null
@@ -120,7 +139,9 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                     timerQueueFactory,
                     nativeTimers,
                     metricGroup,
-                    config);
+                    config,
+                    backendIdentifier,
+                    config.incrementalCheckpoints() ? confirmedFiles : null);
         } catch (Throwable t) {
             kvStates.values().forEach(registered -> IOUtils.closeQuietly(registered.column()));
             IOUtils.closeQuietly(store);
@@ -135,6 +156,11 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         }
     }
 
+    /** RocksDB's own directory; snapshots and temporary restore instances sit beside it. */
+    private File storeDirectory() {
+        return new File(instanceDirectory, "db");
+    }
+
     private void createDirectory() throws IOException {
         if (!instanceDirectory.mkdirs() && !instanceDirectory.isDirectory()) {
             throw new IOException(
@@ -145,7 +171,43 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         }
     }
 
-    private void restore(
+    private NativeRestoreResult restoreNative(List<KeyedStateHandle> handles, int keyGroupPrefixBytes)
+            throws Exception {
+        List<IncrementalRemoteKeyedStateHandle> nativeHandles =
+                handles.stream().map(IncrementalRemoteKeyedStateHandle.class::cast).toList();
+        return new NativeRestoreOperation<>(
+                        keyGroupRange,
+                        keyGroupPrefixBytes,
+                        userCodeClassLoader,
+                        nativeHandles,
+                        keySerializerProvider,
+                        instanceDirectory,
+                        storeDirectory(),
+                        memory.getResourceHandle().nativeMemory(),
+                        cancelStreamRegistry)
+                .restore();
+    }
+
+    private void registerRestoredStates(
+            NativeStore store,
+            List<StateMetaInfoSnapshot> states,
+            LinkedHashMap<String, RegisteredStateColumn> kvStates,
+            boolean timersOnHeap)
+            throws BackendBuildingException {
+        for (StateMetaInfoSnapshot state : states) {
+            if (timersOnHeap && state.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                throw new BackendBuildingException(
+                        "The snapshot holds timer queue '" + state.getName() + "' in native timer columns, but this job"
+                                + " sets 'state.backend.streamfusion.timer-service.factory' to HEAP. Native snapshots"
+                                + " keep the timer service they were taken with: restore with NATIVE timers, or take"
+                                + " a canonical savepoint and restore that with HEAP timers.");
+            }
+            kvStates.put(state.getName(), new RegisteredStateColumn(restoredMetaInfo(state), store.openColumn(state.getName())));
+        }
+    }
+
+    private void restoreCanonical(
+            List<KeyedStateHandle> handles,
             NativeStore store,
             LinkedHashMap<String, RegisteredStateColumn> kvStates,
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues,
@@ -153,8 +215,6 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
             int keyGroupPrefixBytes,
             boolean timersOnHeap)
             throws Exception {
-        List<KeyedStateHandle> handles =
-                restoreStateHandles.stream().filter(Objects::nonNull).toList();
         if (handles.isEmpty()) {
             return;
         }
@@ -165,8 +225,8 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                                 + handle.getClass().getSimpleName()
                                 + " ("
                                 + handle
-                                + "). It restores canonical snapshots: its own checkpoints and"
-                                + " canonical savepoints of any backend. Take a canonical savepoint"
+                                + "). It restores its own native checkpoints and"
+                                + " savepoints, and canonical savepoints of any backend. Take a canonical savepoint"
                                 + " with the backend that wrote this state, and restore from it.");
             }
         }

@@ -3,7 +3,9 @@ package io.streamfusion.backend;
 import io.streamfusion.backend.nativelib.NativeLibrary;
 import io.streamfusion.backend.cache.SlotResources;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.execution.Environment;
@@ -12,6 +14,7 @@ import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
+import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
@@ -80,13 +83,15 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
 
     @Override
     public boolean supportsNoClaimRestoreMode() {
-        // Snapshots share no files between checkpoints yet, so nothing needs to be claimed.
+        // In no-claim mode Flink makes the first checkpoint after a restore a full one
+        // (SharingFilesStrategy.FORWARD), which the native snapshot strategy honours by
+        // referencing none of the restored files.
         return true;
     }
 
     @Override
     public boolean supportsSavepointFormat(SavepointFormatType formatType) {
-        return formatType == SavepointFormatType.CANONICAL;
+        return formatType == SavepointFormatType.CANONICAL || formatType == SavepointFormatType.NATIVE;
     }
 
     @Override
@@ -100,6 +105,7 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
                 parameters.getOperatorIdentifier(),
                 instanceDirectory,
                 config);
+        warnIfLocalRecoveryIsEnabled(env);
         OpaqueMemoryResource<SlotResources> memory;
         try {
             memory = SlotMemory.acquire(env, config, parameters.getManagedMemoryFraction());
@@ -115,6 +121,18 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
                         latencyTracking.setMetricGroup(parameters.getMetricGroup()).build(),
                         sizeTracking.setMetricGroup(parameters.getMetricGroup()).build())
                 .build();
+    }
+
+    private static void warnIfLocalRecoveryIsEnabled(Environment env) {
+        LocalRecoveryConfig localRecovery = env.getTaskStateManager().createLocalRecoveryConfig();
+        if (localRecovery.isLocalRecoveryOrLocalBackupEnabled()) {
+            LOG.warn(
+                    "Local recovery ('{}' / '{}') is enabled, but StreamFusion does not support it yet: its keyed"
+                            + " state keeps no local copy of snapshots and always recovers from checkpoint storage."
+                            + " Operator state and other backends in the job are unaffected.",
+                    StateRecoveryOptions.LOCAL_RECOVERY.key(),
+                    CheckpointingOptions.LOCAL_BACKUP_ENABLED.key());
+        }
     }
 
     private File instanceDirectory(Environment env, String operatorIdentifier) {

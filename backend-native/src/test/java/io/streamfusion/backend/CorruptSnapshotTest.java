@@ -1,22 +1,18 @@
 package io.streamfusion.backend;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.core.fs.Path;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.BackendBuildingException;
-import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
-import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
-import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,13 +23,15 @@ import java.io.File;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.util.List;
-import java.util.concurrent.RunnableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A checkpoint file that is missing or truncated fails the restore with an error naming the file. */
+/**
+ * A snapshot file that is missing, truncated or corrupt fails the restore with an error that
+ * names the file and says what to do, for native checkpoints and canonical savepoints alike.
+ */
 class CorruptSnapshotTest {
 
     @TempDir File dir;
@@ -51,8 +49,8 @@ class CorruptSnapshotTest {
 
     private final ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("count", LongSerializer.INSTANCE);
 
-    /** Writes 1,000 keys and takes a full checkpoint to files; returns its handle. */
-    private KeyedStateHandle checkpoint() throws Exception {
+    /** Writes 1,000 keys and snapshots them to files, natively or as a canonical savepoint. */
+    private KeyedStateHandle snapshot(boolean canonical) throws Exception {
         StreamFusionKeyedStateBackend<Long> backend =
                 TestKeyedBackends.create(env, new File(dir, "work"), LongSerializer.INSTANCE);
         try {
@@ -62,36 +60,52 @@ class CorruptSnapshotTest {
                 backend.setCurrentKey(key);
                 state.update(key * 2);
             }
-            CheckpointStreamFactory streams =
-                    new FileSystemCheckpointStorage(new Path(new File(dir, "checkpoints").toURI()), 0, -1)
-                            .createCheckpointStorage(new JobID())
-                            .resolveCheckpointStorageLocation(1L, CheckpointStorageLocationReference.getDefault());
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot =
-                    backend.snapshot(1L, 1L, streams, CheckpointOptions.forCheckpointWithDefaultLocation());
-            snapshot.run();
-            return snapshot.get().getJobManagerOwnedSnapshot();
+            var streams = TestSnapshots.fileStreams(new File(dir, "checkpoints"), 1L);
+            return canonical
+                    ? TestSnapshots.canonicalSavepoint(backend, 1L, streams)
+                    : TestSnapshots.checkpoint(backend, 1L, streams);
         } finally {
             backend.dispose();
         }
     }
 
-    private static File fileOf(KeyedStateHandle handle) {
-        return new File(((FileStateHandle) ((KeyGroupsStateHandle) handle).getDelegateStateHandle()).getFilePath().getPath());
+    private static File fileOf(StreamStateHandle handle) {
+        return new File(((FileStateHandle) handle).getFilePath().getPath());
     }
 
-    private void assertRestoreNamesFile(KeyedStateHandle handle, File file) {
+    private static File sstFileOf(KeyedStateHandle handle) {
+        HandleAndLocalPath sst = ((IncrementalRemoteKeyedStateHandle) handle).getSharedState().stream()
+                .filter(file -> file.getLocalPath().endsWith(".sst"))
+                .findFirst()
+                .orElseThrow();
+        return fileOf(sst.getHandle());
+    }
+
+    private void assertRestoreNamesFile(KeyedStateHandle handle, File file, String problem) {
         BackendBuildingException e =
                 assertThrows(
                         BackendBuildingException.class,
                         () -> TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(handle)));
         assertTrue(e.getMessage().contains(file.getPath()), e.getMessage());
-        assertTrue(e.getMessage().contains("missing, truncated or corrupt"), e.getMessage());
+        assertTrue(e.getMessage().contains(problem), e.getMessage());
+        assertTrue(e.getMessage().contains("Restore from an earlier retained checkpoint"), e.getMessage());
+        // Nothing of the failed attempt is left behind.
+        File[] left = new File(dir, "restored").listFiles();
+        assertEquals(0, left == null ? 0 : left.length, "left behind: " + List.of(left == null ? new File[0] : left));
+    }
+
+    private static void truncate(File file) throws Exception {
+        try (RandomAccessFile raf = new RandomAccessFile(file, "rw")) {
+            raf.setLength(file.length() / 2);
+        }
     }
 
     @Test
     void intactCheckpointRestores() throws Exception {
+        KeyedStateHandle handle = snapshot(false);
+        assertTrue(handle instanceof IncrementalRemoteKeyedStateHandle, String.valueOf(handle));
         StreamFusionKeyedStateBackend<Long> restored =
-                TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(checkpoint()));
+                TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(handle));
         try {
             ValueState<Long> state =
                     restored.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
@@ -104,20 +118,47 @@ class CorruptSnapshotTest {
     }
 
     @Test
-    void truncatedCheckpointFileIsNamed() throws Exception {
-        KeyedStateHandle handle = checkpoint();
-        File file = fileOf(handle);
-        try (RandomAccessFile raf = new RandomAccessFile(file, "rw")) {
-            raf.setLength(file.length() / 2);
-        }
-        assertRestoreNamesFile(handle, file);
+    void truncatedMetaFileIsNamed() throws Exception {
+        KeyedStateHandle handle = snapshot(false);
+        File meta = fileOf(((IncrementalRemoteKeyedStateHandle) handle).getMetaDataStateHandle());
+        truncate(meta);
+        assertRestoreNamesFile(handle, meta, "is truncated");
     }
 
     @Test
-    void missingCheckpointFileIsNamed() throws Exception {
-        KeyedStateHandle handle = checkpoint();
-        File file = fileOf(handle);
+    void missingSstFileIsNamed() throws Exception {
+        KeyedStateHandle handle = snapshot(false);
+        File sst = sstFileOf(handle);
+        Files.delete(sst.toPath());
+        assertRestoreNamesFile(handle, sst, "is missing or unreadable");
+    }
+
+    @Test
+    void sstFileWithABadChecksumIsNamed() throws Exception {
+        KeyedStateHandle handle = snapshot(false);
+        File sst = sstFileOf(handle);
+        try (RandomAccessFile raf = new RandomAccessFile(sst, "rw")) {
+            raf.seek(sst.length() / 2);
+            int b = raf.read();
+            raf.seek(sst.length() / 2);
+            raf.write(b ^ 0x40);
+        }
+        assertRestoreNamesFile(handle, sst, "is corrupt");
+    }
+
+    @Test
+    void truncatedCanonicalSavepointIsNamed() throws Exception {
+        KeyedStateHandle handle = snapshot(true);
+        File file = fileOf(((KeyGroupsStateHandle) handle).getDelegateStateHandle());
+        truncate(file);
+        assertRestoreNamesFile(handle, file, "missing, truncated or corrupt");
+    }
+
+    @Test
+    void missingCanonicalSavepointIsNamed() throws Exception {
+        KeyedStateHandle handle = snapshot(true);
+        File file = fileOf(((KeyGroupsStateHandle) handle).getDelegateStateHandle());
         Files.delete(file.toPath());
-        assertRestoreNamesFile(handle, file);
+        assertRestoreNamesFile(handle, file, "missing, truncated or corrupt");
     }
 }

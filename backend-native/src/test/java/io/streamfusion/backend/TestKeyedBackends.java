@@ -55,7 +55,20 @@ final class TestKeyedBackends {
             Collection<KeyedStateHandle> handles,
             MetricGroup metrics)
             throws Exception {
-        Configuration config = new Configuration();
+        return create(env, workDir, keySerializer, new KeyGroupRange(0, KEY_GROUPS - 1), handles, metrics, new Configuration());
+    }
+
+    /** A backend for some of the key groups, as a subtask of a job at parallelism above one. */
+    static <K> StreamFusionKeyedStateBackend<K> create(
+            MockEnvironment env,
+            File workDir,
+            TypeSerializer<K> keySerializer,
+            KeyGroupRange keyGroups,
+            Collection<KeyedStateHandle> handles,
+            MetricGroup metrics,
+            Configuration extraConfig)
+            throws Exception {
+        Configuration config = new Configuration(extraConfig);
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
         StreamFusionStateBackend backend =
                 new StreamFusionStateBackend().configure(config, TestKeyedBackends.class.getClassLoader());
@@ -67,7 +80,7 @@ final class TestKeyedBackends {
                                 "test-operator",
                                 keySerializer,
                                 KEY_GROUPS,
-                                new KeyGroupRange(0, KEY_GROUPS - 1),
+                                keyGroups,
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
                                 metrics,

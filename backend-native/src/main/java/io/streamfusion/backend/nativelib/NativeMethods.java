@@ -60,4 +60,10 @@ final class NativeMethods {
     static native byte[] scanNextBatch(long scan, int maxBytes);
 
     static native void closeScan(long scan);
+
+    static native void checkpointStore(long store, String targetDirectory);
+
+    static native void deleteKeyRanges(long store, byte[] rangeBounds);
+
+    static native long copyKeyRange(long store, String sourceDirectory, byte[] begin, byte[] end);
 }

@@ -43,6 +43,37 @@ public final class NativeStore extends NativeHandle {
                         handle(), NativeStateColumn.handles(columns), keyGroupPrefixBytes));
     }
 
+    /**
+     * Flushes every memtable, then writes a native RocksDB checkpoint into {@code target}, which
+     * must not exist: hard links of the live SST files plus copies of RocksDB's metadata files.
+     */
+    public void checkpoint(File target) {
+        NativeMethods.checkpointStore(handle(), target.getAbsolutePath());
+    }
+
+    /**
+     * Deletes every key {@code k} with {@code begin <= k < end} of each given range from every
+     * column family. Whole files inside a range are dropped without I/O.
+     */
+    public void deleteKeyRanges(List<KeyRange> ranges) {
+        KeyListWriter bounds = new KeyListWriter(64);
+        for (KeyRange range : ranges) {
+            bounds.add(range.begin());
+            bounds.add(range.end());
+        }
+        NativeMethods.deleteKeyRanges(handle(), bounds.toByteArray());
+    }
+
+    /**
+     * Copies the entries in {@code range} of every column family of the RocksDB instance in
+     * {@code source} (opened read-only) into the same-named column families of this store.
+     *
+     * @return the number of entries copied
+     */
+    public long copyKeyRange(File source, KeyRange range) {
+        return NativeMethods.copyKeyRange(handle(), source.getAbsolutePath(), range.begin(), range.end());
+    }
+
     /** Flushes every memtable to SST files. */
     public void flush() {
         NativeMethods.flushStore(handle());

@@ -7,10 +7,7 @@ import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyExtractorFunction;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.RestoreOperation;
 import org.apache.flink.runtime.state.StateSerializerProvider;
@@ -104,24 +101,12 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
     private static IOException unreadable(KeyedStateHandle handle, Exception cause) {
         return new IOException(
                 "Could not restore StreamFusion state from "
-                        + describe(handle)
+                        + SnapshotFileNames.describe(handle)
                         + ": "
                         + cause
-                        + ". The snapshot file is missing, truncated or corrupt. Flink falls back to"
-                        + " an earlier retained checkpoint where it has one; otherwise restore from"
-                        + " another checkpoint or savepoint.",
+                        + ". The snapshot file is missing, truncated or corrupt. "
+                        + SnapshotFileNames.WHAT_TO_DO,
                 cause);
-    }
-
-    static String describe(KeyedStateHandle handle) {
-        if (handle instanceof KeyGroupsStateHandle) {
-            StreamStateHandle delegate = ((KeyGroupsStateHandle) handle).getDelegateStateHandle();
-            if (delegate instanceof FileStateHandle) {
-                return "file " + ((FileStateHandle) delegate).getFilePath();
-            }
-            return delegate.toString();
-        }
-        return String.valueOf(handle);
     }
 
     private void apply(SavepointRestoreResult result) throws Exception {

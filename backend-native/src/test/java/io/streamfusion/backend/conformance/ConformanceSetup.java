@@ -4,6 +4,7 @@ import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.api.TimerServiceFactory;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.fs.Path;
@@ -41,7 +42,14 @@ final class ConformanceSetup {
 
     /** A backend with its own working directory under {@code folders}. */
     static StreamFusionStateBackend backend(java.nio.file.Path folders, TimerServiceFactory timers) throws IOException {
+        return backend(folders, timers, true);
+    }
+
+    /** As above, with incremental or full native checkpoints. */
+    static StreamFusionStateBackend backend(java.nio.file.Path folders, TimerServiceFactory timers, boolean incremental)
+            throws IOException {
         Configuration config = new Configuration();
+        config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), TempDirUtils.newFolder(folders).getAbsolutePath());
         config.set(StreamFusionOptions.TIMER_SERVICE_FACTORY, timers);
         config.set(StreamFusionOptions.CACHE_SIZE, SUITE_CACHE_SIZE);

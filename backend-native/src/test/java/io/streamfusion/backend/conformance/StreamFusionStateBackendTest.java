@@ -20,9 +20,9 @@ import java.util.List;
 
 /**
  * Flink's own keyed-backend conformance suite ({@link StateBackendTestBase}, 71 test templates)
- * run against StreamFusion with native and heap timers, and checkpoints stored in the JobManager
- * and on the file system (the parameterisation of Flink's EmbeddedRocksDBStateBackendTest, less
- * what StreamFusion does not have yet: incremental checkpoints).
+ * run against StreamFusion with native and heap timers, incremental and full native checkpoints,
+ * stored in the JobManager and on the file system, as Flink's EmbeddedRocksDBStateBackendTest
+ * parameterises it.
  * docs/conformance.md records every test that does not run, with its reason.
  */
 @ExtendWith(ParameterizedTestExtension.class)
@@ -39,19 +39,24 @@ public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFus
     @Parameter(2)
     public TimerServiceFactory timers;
 
-    @Parameters(name = "storage={0}, timers={2}")
+    @Parameter(3)
+    public boolean incremental;
+
+    @Parameters(name = "storage={0}, timers={2}, incremental={3}")
     public static List<Object[]> modes() {
         SupplierWithException<CheckpointStorage, IOException> jobManager = ConformanceSetup.jobManagerStorage();
         SupplierWithException<CheckpointStorage, IOException> fileSystem = ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
-                new Object[] {"jobmanager", jobManager, TimerServiceFactory.NATIVE},
-                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE},
-                new Object[] {"jobmanager", jobManager, TimerServiceFactory.HEAP});
+                new Object[] {"jobmanager", jobManager, TimerServiceFactory.NATIVE, true},
+                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE, true},
+                new Object[] {"jobmanager", jobManager, TimerServiceFactory.HEAP, true},
+                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE, false},
+                new Object[] {"jobmanager", jobManager, TimerServiceFactory.HEAP, false});
     }
 
     @Override
     protected ConfigurableStateBackend getStateBackend() throws IOException {
-        return ConformanceSetup.backend(FOLDERS, timers);
+        return ConformanceSetup.backend(FOLDERS, timers, incremental);
     }
 
     @Override

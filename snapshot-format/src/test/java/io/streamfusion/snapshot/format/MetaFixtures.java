@@ -1,0 +1,51 @@
+package io.streamfusion.snapshot.format;
+
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+import java.util.List;
+import java.util.UUID;
+
+/** The meta document that every golden file of version 1 and later was written from. */
+final class MetaFixtures {
+
+    private MetaFixtures() {}
+
+    static NativeSnapshotMeta golden() {
+        RegisteredKeyValueStateBackendMetaInfo<?, ?> counts =
+                new RegisteredKeyValueStateBackendMetaInfo<>(
+                        StateDescriptor.Type.VALUE,
+                        "counts",
+                        VoidNamespaceSerializer.INSTANCE,
+                        LongSerializer.INSTANCE,
+                        StateSnapshotTransformFactory.noTransform());
+        RegisteredKeyValueStateBackendMetaInfo<?, ?> names =
+                new RegisteredKeyValueStateBackendMetaInfo<>(
+                        StateDescriptor.Type.MAP,
+                        "names",
+                        StringSerializer.INSTANCE,
+                        new org.apache.flink.api.common.typeutils.base.MapSerializer<>(
+                                StringSerializer.INSTANCE, LongSerializer.INSTANCE),
+                        StateSnapshotTransformFactory.noTransform());
+        RegisteredPriorityQueueStateBackendMetaInfo<?> timers =
+                new RegisteredPriorityQueueStateBackendMetaInfo<>("_timer_state/event_user-timers", LongSerializer.INSTANCE);
+        return new NativeSnapshotMeta(
+                42L,
+                new UUID(0x0123456789abcdefL, 0xfedcba9876543210L),
+                KeyGroupRange.of(32, 63),
+                1,
+                IntSerializer.INSTANCE.snapshotConfiguration(),
+                List.of(counts.snapshot(), names.snapshot(), timers.snapshot()),
+                List.of(
+                        new SnapshotFileEntry("000009.sst", 1_234L, 0x1a2b3c4d),
+                        new SnapshotFileEntry("MANIFEST-000005", 321L, -7),
+                        new SnapshotFileEntry("CURRENT", 16L, 99)));
+    }
+}
