@@ -31,14 +31,24 @@ public final class DemoJob {
 
     /** What to run. */
     public record Options(
-            String backendType, long events, long keys, int parallelismBefore, int parallelismAfter, Path workDir) {
+            String backendType,
+            long events,
+            long keys,
+            int parallelismBefore,
+            int parallelismAfter,
+            SavepointFormatType savepointFormat,
+            Path workDir) {
 
         public static Options defaults(Path workDir) {
-            return new Options("streamfusion", 40_000, 1_000, 2, 3, workDir);
+            return new Options("streamfusion", 40_000, 1_000, 2, 3, SavepointFormatType.CANONICAL, workDir);
         }
 
         public Options withBackendType(String type) {
-            return new Options(type, events, keys, parallelismBefore, parallelismAfter, workDir);
+            return new Options(type, events, keys, parallelismBefore, parallelismAfter, savepointFormat, workDir);
+        }
+
+        public Options withSavepointFormat(SavepointFormatType format) {
+            return new Options(backendType, events, keys, parallelismBefore, parallelismAfter, format, workDir);
         }
     }
 
@@ -88,7 +98,7 @@ public final class DemoJob {
         JobClient client = env1.executeAsync("streamfusion-demo-before-restore");
         awaitCheckpoints(client);
         String savepoint =
-                client.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
+                client.stopWithSavepoint(false, savepoints.toUri().toString(), options.savepointFormat()).get();
         JobExecutionResult first = client.getJobExecutionResult().get();
         PhaseReport beforeReport =
                 report(first, options.parallelismBefore(), CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
@@ -192,7 +202,8 @@ public final class DemoJob {
                 + " keys with state.backend.type=" + options.backendType());
         Report report = run(options);
         print("before restore", report.before());
-        System.out.println("  stopped with a canonical savepoint: " + report.savepointPath());
+        System.out.println("  stopped with a " + report.options().savepointFormat().name().toLowerCase()
+                + " savepoint: " + report.savepointPath());
         print("after restore", report.after());
         Map<Long, String> wrong = report.wrongCounts();
         if (wrong.isEmpty()) {

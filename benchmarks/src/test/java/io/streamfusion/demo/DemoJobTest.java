@@ -4,6 +4,7 @@ import io.streamfusion.backend.StreamFusionKeyedStateBackend;
 
 import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,7 +27,7 @@ class DemoJobTest {
     @TempDir Path dir;
 
     private static DemoJob.Options small(Path dir, String backendType) {
-        return new DemoJob.Options(backendType, 6_000, 300, 2, 3, dir);
+        return new DemoJob.Options(backendType, 6_000, 300, 2, 3, SavepointFormatType.CANONICAL, dir);
     }
 
     @ParameterizedTest
@@ -40,6 +41,15 @@ class DemoJobTest {
         assertTrue(report.before().checkpointsCompleted() >= 2, "checkpoints: " + report.before().checkpointsCompleted());
         assertEquals(Map.of(), report.wrongCounts());
         // Every key has exactly one entry in the restored native stores; counted natively.
+        assertEquals(report.options().keys(), report.after().stateEntriesAtClose());
+    }
+
+    @Test
+    void nativeSavepointRestoresAtAnotherParallelism() throws Exception {
+        DemoJob.Report report =
+                DemoJob.run(small(dir, "streamfusion").withSavepointFormat(SavepointFormatType.NATIVE));
+        assertEquals(3, report.after().keyedBackendClasses().size());
+        assertEquals(Map.of(), report.wrongCounts());
         assertEquals(report.options().keys(), report.after().stateEntriesAtClose());
     }
 

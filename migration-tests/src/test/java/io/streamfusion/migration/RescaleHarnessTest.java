@@ -5,7 +5,12 @@ import io.streamfusion.api.TimerServiceFactory;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointType;
+import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -28,8 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Rescaling without a cluster, with Flink's operator test harnesses: state of every kind and
  * event-time timers are written at one parallelism, snapshotted, repartitioned by Flink, and
- * restored at another. Every key's state must arrive, whole, in the subtask that Flink's
- * key-group assignment gives it, and every timer must fire exactly once.
+ * restored at another, through every kind of snapshot StreamFusion takes. Every key's state must
+ * arrive, whole, in the subtask that Flink's key-group assignment gives it, and every timer must
+ * fire exactly once.
  */
 class RescaleHarnessTest {
 
@@ -38,32 +44,51 @@ class RescaleHarnessTest {
 
     @TempDir Path dir;
 
+    /** The snapshots a rescale can start from, and whether the backend checkpoints incrementally. */
+    enum SnapshotKind {
+        INCREMENTAL_CHECKPOINT(CheckpointType.CHECKPOINT, true),
+        FULL_CHECKPOINT(CheckpointType.CHECKPOINT, false),
+        NATIVE_SAVEPOINT(SavepointType.savepoint(SavepointFormatType.NATIVE), true),
+        CANONICAL_SAVEPOINT(SavepointType.savepoint(SavepointFormatType.CANONICAL), true);
+
+        final SnapshotType type;
+        final boolean incremental;
+
+        SnapshotKind(SnapshotType type, boolean incremental) {
+            this.type = type;
+            this.incremental = incremental;
+        }
+    }
+
     static Stream<Arguments> rescalings() {
         List<Arguments> cases = new ArrayList<>();
-        for (TimerServiceFactory timers : TimerServiceFactory.values()) {
-            cases.add(Arguments.of(timers, new int[] {1, 2, 1}));
-            cases.add(Arguments.of(timers, new int[] {2, 3}));
-            cases.add(Arguments.of(timers, new int[] {4, 2}));
+        for (SnapshotKind kind : SnapshotKind.values()) {
+            for (TimerServiceFactory timers : TimerServiceFactory.values()) {
+                cases.add(Arguments.of(kind, timers, new int[] {1, 2, 1}));
+                cases.add(Arguments.of(kind, timers, new int[] {2, 3}));
+                cases.add(Arguments.of(kind, timers, new int[] {4, 2}));
+            }
         }
         return cases.stream();
     }
 
-    @ParameterizedTest(name = "timers={0}, parallelism {1}")
+    @ParameterizedTest(name = "{0}, timers={1}, parallelism {2}")
     @MethodSource("rescalings")
-    void everyKeysStateAndTimerFollowsItsKeyGroup(TimerServiceFactory timers, int[] parallelisms) throws Exception {
+    void everyKeysStateAndTimerFollowsItsKeyGroup(SnapshotKind kind, TimerServiceFactory timers, int[] parallelisms)
+            throws Exception {
         // Write: three values per key at the first parallelism.
         List<OperatorSubtaskState> snapshots = new ArrayList<>();
         int parallelism = parallelisms[0];
         for (int subtask = 0; subtask < parallelism; subtask++) {
             try (KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness =
-                    harness(timers, parallelism, subtask)) {
+                    harness(kind, timers, parallelism, subtask)) {
                 harness.open();
                 for (long key : keysOf(parallelism, subtask)) {
                     for (long i = 1; i <= 3; i++) {
                         harness.processElement(Tuple2.of(key, KeyedHarnesses.value(key, i)), 0);
                     }
                 }
-                snapshots.add(harness.snapshot(1, 1));
+                snapshots.add(snapshot(harness, kind, 1));
             }
         }
         // Each later parallelism restores the previous one's snapshots; the last one is checked.
@@ -77,13 +102,13 @@ class RescaleHarnessTest {
             Set<Long> firedKeys = new HashSet<>();
             for (int subtask = 0; subtask < parallelism; subtask++) {
                 try (KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness =
-                        harness(timers, parallelism, subtask)) {
+                        harness(kind, timers, parallelism, subtask)) {
                     harness.initializeState(
                             AbstractStreamOperatorTestHarness.repartitionOperatorState(
                                     all, MAX_PARALLELISM, previous, parallelism, subtask));
                     harness.open();
                     if (!last) {
-                        snapshots.add(harness.snapshot(step + 1, step + 1));
+                        snapshots.add(snapshot(harness, kind, step + 1));
                         continue;
                     }
                     List<Long> owned = keysOf(parallelism, subtask);
@@ -117,9 +142,16 @@ class RescaleHarnessTest {
         return KeyedHarnesses.keysOf(KEYS, parallelism, subtask);
     }
 
+    private static OperatorSubtaskState snapshot(
+            KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness, SnapshotKind kind, long id)
+            throws Exception {
+        return harness.snapshotWithLocalState(id, id, kind.type).getJobManagerOwnedState();
+    }
+
     private KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness(
-            TimerServiceFactory timers, int parallelism, int subtask) throws Exception {
+            SnapshotKind kind, TimerServiceFactory timers, int parallelism, int subtask) throws Exception {
         Configuration config = new Configuration();
+        config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, kind.incremental);
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.toString());
         config.set(StreamFusionOptions.TIMER_SERVICE_FACTORY, timers);
         return KeyedHarnesses.harness(
