@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Turns JMH results into benchmarks/results/latest.json and regenerates docs/benchmarks.md.
+"""Turns benchmark results into benchmarks/results/latest.json and regenerates docs/benchmarks.md.
 
 Every record: suite, case, backend, metric, value (median over measurement iterations), min,
-max, runs. Ratios in the report are StreamFusion over rocksdb and over hashmap, both measured in
-the same run; a metric ending in "/s" is higher-is-better.
+max, runs, and the command and date that produced it. JMH result files are converted; files
+named *.records.json already hold records (the snapshot suite). Suites that this run did not
+measure keep their records from earlier runs. Ratios in the report are StreamFusion over rocksdb
+and over hashmap, both measured in the same run; a metric ending in "/s" is higher-is-better,
+any other (ms, bytes) lower-is-better.
 """
 import argparse
 import datetime
@@ -136,7 +139,10 @@ def write_report(records, meta, doc_path, chart_path):
     ]
     chart_rows = []
     for suite in sorted({s for s, _ in table}):
+        first = next(r for (s, _), b in table.items() if s == suite for r in b.values())
         lines += [f"## {suite}", "",
+                  f"Measured by `{first.get('command', meta['command'])}` on {first.get('date', meta['date'])}"
+                  f" at commit `{first.get('commit', meta['git_commit'][:12])}`.", "",
                   "| case | metric | streamfusion | rocksdb | hashmap | vs rocksdb | vs hashmap |",
                   "|---|---|---|---|---|---|---|"]
         for (s, case), by_backend in sorted(table.items()):
@@ -144,7 +150,11 @@ def write_report(records, meta, doc_path, chart_path):
                 continue
             sf, rk, hm = (by_backend.get(b) for b in ("streamfusion", "rocksdb", "hashmap"))
             def cell(r):
-                return f"{r['value']:,.0f} ({r['min']:,.0f}-{r['max']:,.0f})" if r else "-"
+                if not r:
+                    return "-"
+                if r["runs"] == 1:
+                    return f"{r['value']:,.0f}"
+                return f"{r['value']:,.0f} ({r['min']:,.0f}-{r['max']:,.0f})"
             higher_better = (sf or rk or hm)["metric"].endswith("/s")
             def rel(other):
                 if not (sf and other):
@@ -153,12 +163,13 @@ def write_report(records, meta, doc_path, chart_path):
             vr, vh = rel(rk), rel(hm)
             lines.append(f"| {case} | {(sf or rk or hm)['metric']} | {cell(sf)} | {cell(rk)} | {cell(hm)} | "
                          f"{'-' if vr is None else f'{vr:.2f}x'} | {'-' if vh is None else f'{vh:.2f}x'} |")
-            if vr is not None and vh is not None:
+            if vr is not None and vh is not None and higher_better:
                 chart_rows.append((f"{suite}: {case.split()[0]}", vr, vh))
         lines.append("")
-    lines += ["A ratio above 1 means StreamFusion is faster. Noise: compare each median with its",
-              "min-max range; a quick run uses one fork and three short iterations, so differences",
-              "under about 10% are within noise.", ""]
+    lines += ["A ratio above 1 means StreamFusion is better: more throughput, or fewer milliseconds",
+              "or bytes. Noise: compare each median with its min-max range; a quick run uses one fork",
+              "and three short iterations, so differences under about 10% are within noise. Snapshot",
+              "figures with one run are single measurements; repeat the suite to judge their noise.", ""]
     svg_chart(chart_rows, chart_path)
     with open(doc_path, "w") as f:
         f.write("\n".join(lines))
@@ -172,10 +183,23 @@ def main():
     args = parser.parse_args()
     records = []
     for path in sorted(glob.glob(os.path.join(args.jmh_dir, "*.json"))):
-        records += records_from_jmh(path)
+        if path.endswith(".records.json"):
+            with open(path) as f:
+                records += json.load(f)
+        else:
+            records += records_from_jmh(path)
     if not records:
-        raise SystemExit("bench_report: no JMH results found in " + args.jmh_dir)
+        raise SystemExit("bench_report: no results found in " + args.jmh_dir)
     meta = machine_meta(args.mode, args.command)
+    for r in records:
+        r["command"] = args.command
+        r["date"] = meta["date"]
+        r["commit"] = meta["git_commit"][:12]
+    measured = {r["suite"] for r in records}
+    latest = "benchmarks/results/latest.json"
+    if os.path.exists(latest):
+        with open(latest) as f:
+            records = [r for r in json.load(f) if r["suite"] not in measured] + records
     os.makedirs("benchmarks/results", exist_ok=True)
     with open("benchmarks/results/latest.json", "w") as f:
         json.dump(records, f, indent=2)

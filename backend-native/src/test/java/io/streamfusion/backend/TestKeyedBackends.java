@@ -68,6 +68,20 @@ final class TestKeyedBackends {
             MetricGroup metrics,
             Configuration extraConfig)
             throws Exception {
+        return create(env, workDir, keySerializer, keyGroups, handles, metrics, extraConfig, TtlTimeProvider.DEFAULT);
+    }
+
+    /** As above, with a clock for state TTL. */
+    static <K> StreamFusionKeyedStateBackend<K> create(
+            MockEnvironment env,
+            File workDir,
+            TypeSerializer<K> keySerializer,
+            KeyGroupRange keyGroups,
+            Collection<KeyedStateHandle> handles,
+            MetricGroup metrics,
+            Configuration extraConfig,
+            TtlTimeProvider ttlTime)
+            throws Exception {
         Configuration config = new Configuration(extraConfig);
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
         StreamFusionStateBackend backend =
@@ -82,7 +96,7 @@ final class TestKeyedBackends {
                                 KEY_GROUPS,
                                 keyGroups,
                                 env.getTaskKvStateRegistry(),
-                                TtlTimeProvider.DEFAULT,
+                                ttlTime,
                                 metrics,
                                 (name, value) -> {},
                                 handles,

@@ -5,6 +5,7 @@ import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -13,6 +14,7 @@ import org.apache.flink.runtime.state.AbstractStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -21,6 +23,7 @@ import org.apache.flink.util.IOUtils;
 
 import java.io.File;
 import java.nio.file.Files;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Locale;
 
@@ -48,6 +51,12 @@ public final class BackendUnderTest implements AutoCloseable {
     }
 
     public static BackendUnderTest create(String kind) throws Exception {
+        return create(kind, new KeyGroupRange(0, MAX_PARALLELISM - 1), Collections.emptyList());
+    }
+
+    /** A backend for some key groups, restored from {@code handles}, as a rescaled subtask is. */
+    public static BackendUnderTest create(String kind, KeyGroupRange keyGroups, Collection<KeyedStateHandle> handles)
+            throws Exception {
         File work = Files.createTempDirectory("streamfusion-bench-" + kind + "-").toFile();
         MockEnvironment env =
                 MockEnvironment.builder().setManagedMemorySize(MANAGED_MEMORY).setMaxParallelism(MAX_PARALLELISM).build();
@@ -60,12 +69,12 @@ public final class BackendUnderTest implements AutoCloseable {
                                 "benchmark",
                                 LongSerializer.INSTANCE,
                                 MAX_PARALLELISM,
-                                new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                                keyGroups,
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
                                 new UnregisteredMetricsGroup(),
                                 (name, value) -> {},
-                                Collections.emptyList(),
+                                handles,
                                 new CloseableRegistry(),
                                 1.0));
         return new BackendUnderTest(env, keyed, work);
@@ -79,6 +88,9 @@ public final class BackendUnderTest implements AutoCloseable {
                 return new HashMapStateBackend();
             case "rocksdb":
                 config.setString(RocksDBOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
+                // Flink's switch defaults to false; StreamFusion's default is incremental, so
+                // snapshot comparisons pit incremental against incremental.
+                config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
                 return new EmbeddedRocksDBStateBackend().configure(config, loader);
             case "streamfusion":
             case "streamfusion-nocache":
