@@ -24,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RunnableFuture;
 
@@ -69,7 +68,7 @@ class BackendMetricsTest {
         Map<String, Metric> metrics = new HashMap<>();
         MockEnvironment env = TestKeyedBackends.environment();
         StreamFusionKeyedStateBackend<Long> backend =
-                TestKeyedBackends.create(env, dir, LongSerializer.INSTANCE, List.of(), new CapturingGroup(metrics, ""));
+                TestKeyedBackends.in(env, dir).metrics(new CapturingGroup(metrics, "")).build(LongSerializer.INSTANCE);
         try {
             assertEquals(backend.slotMemory().totalBytes(), value(metrics, "slotMemoryBudgetBytes"));
             assertEquals(-1, value(metrics, "lastCheckpointSyncMillis"));

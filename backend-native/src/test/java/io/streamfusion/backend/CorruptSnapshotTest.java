@@ -3,7 +3,6 @@ package io.streamfusion.backend;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -14,8 +13,6 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,20 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A snapshot file that is missing, truncated or corrupt fails the restore with an error that
  * names the file and says what to do, for native checkpoints and canonical savepoints alike.
  */
-class CorruptSnapshotTest {
+class CorruptSnapshotTest extends MockEnvironmentTestBase {
 
     @TempDir File dir;
-    private MockEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = TestKeyedBackends.environment();
-    }
-
-    @AfterEach
-    void closeEnvironment() throws Exception {
-        env.close();
-    }
 
     private final ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("count", LongSerializer.INSTANCE);
 

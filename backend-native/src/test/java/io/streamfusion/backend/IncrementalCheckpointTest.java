@@ -6,15 +6,12 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.SavepointType;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
@@ -22,8 +19,6 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,36 +39,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * uploading them again, and only those; savepoints and full checkpoints share nothing; a failed
  * upload leaves nothing behind.
  */
-class IncrementalCheckpointTest {
+class IncrementalCheckpointTest extends MockEnvironmentTestBase {
 
     private static final long KEYS = 20_000;
 
     @TempDir File dir;
-    private MockEnvironment env;
     private final ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("values", LongSerializer.INSTANCE);
-
-    @BeforeEach
-    void createEnvironment() {
-        env = TestKeyedBackends.environment();
-    }
-
-    @AfterEach
-    void closeEnvironment() throws Exception {
-        env.close();
-    }
 
     private StreamFusionKeyedStateBackend<Long> backend(boolean incremental, Collection<KeyedStateHandle> handles)
             throws Exception {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
-        return TestKeyedBackends.create(
-                env,
-                new File(dir, "work"),
-                LongSerializer.INSTANCE,
-                new KeyGroupRange(0, TestKeyedBackends.KEY_GROUPS - 1),
-                handles,
-                new UnregisteredMetricsGroup(),
-                config);
+        return TestKeyedBackends.in(env, new File(dir, "work")).restoring(handles).config(config).build(LongSerializer.INSTANCE);
     }
 
     private void write(StreamFusionKeyedStateBackend<Long> backend, long fromKey, long toKey, long factor) throws Exception {

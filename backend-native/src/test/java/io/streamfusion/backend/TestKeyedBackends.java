@@ -16,14 +16,25 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import java.io.File;
 import java.util.Collection;
-import java.util.Collections;
+import java.util.List;
 
 /** Builds StreamFusion keyed backends the way a task does, for tests below the job level. */
 final class TestKeyedBackends {
 
     static final int KEY_GROUPS = 128;
 
-    private TestKeyedBackends() {}
+    private final MockEnvironment env;
+    private final File workDir;
+    private KeyGroupRange keyGroups = new KeyGroupRange(0, KEY_GROUPS - 1);
+    private Collection<KeyedStateHandle> handles = List.of();
+    private MetricGroup metrics = new UnregisteredMetricsGroup();
+    private Configuration config = new Configuration();
+    private TtlTimeProvider ttlTime = TtlTimeProvider.DEFAULT;
+
+    private TestKeyedBackends(MockEnvironment env, File workDir) {
+        this.env = env;
+        this.workDir = workDir;
+    }
 
     static MockEnvironment environment() {
         return environment(64L << 20);
@@ -36,56 +47,56 @@ final class TestKeyedBackends {
                 .build();
     }
 
-    static <K> StreamFusionKeyedStateBackend<K> create(
-            MockEnvironment env, File workDir, TypeSerializer<K> keySerializer) throws Exception {
-        return restore(env, workDir, keySerializer, Collections.emptyList());
+    /** A backend with every key group, working in {@code workDir}; see the setters for the rest. */
+    static TestKeyedBackends in(MockEnvironment env, File workDir) {
+        return new TestKeyedBackends(env, workDir);
+    }
+
+    static <K> StreamFusionKeyedStateBackend<K> create(MockEnvironment env, File workDir, TypeSerializer<K> keySerializer)
+            throws Exception {
+        return in(env, workDir).build(keySerializer);
     }
 
     /** A backend restored from {@code handles}, as a task restores it after a failure. */
     static <K> StreamFusionKeyedStateBackend<K> restore(
             MockEnvironment env, File workDir, TypeSerializer<K> keySerializer, Collection<KeyedStateHandle> handles)
             throws Exception {
-        return create(env, workDir, keySerializer, handles, new UnregisteredMetricsGroup());
+        return in(env, workDir).restoring(handles).build(keySerializer);
     }
 
-    static <K> StreamFusionKeyedStateBackend<K> create(
-            MockEnvironment env,
-            File workDir,
-            TypeSerializer<K> keySerializer,
-            Collection<KeyedStateHandle> handles,
-            MetricGroup metrics)
-            throws Exception {
-        return create(env, workDir, keySerializer, new KeyGroupRange(0, KEY_GROUPS - 1), handles, metrics, new Configuration());
+    /** Only these key groups, as a subtask of a job at parallelism above one. */
+    TestKeyedBackends keyGroups(KeyGroupRange range) {
+        this.keyGroups = range;
+        return this;
     }
 
-    /** A backend for some of the key groups, as a subtask of a job at parallelism above one. */
-    static <K> StreamFusionKeyedStateBackend<K> create(
-            MockEnvironment env,
-            File workDir,
-            TypeSerializer<K> keySerializer,
-            KeyGroupRange keyGroups,
-            Collection<KeyedStateHandle> handles,
-            MetricGroup metrics,
-            Configuration extraConfig)
-            throws Exception {
-        return create(env, workDir, keySerializer, keyGroups, handles, metrics, extraConfig, TtlTimeProvider.DEFAULT);
+    TestKeyedBackends restoring(Collection<KeyedStateHandle> handles) {
+        this.handles = handles;
+        return this;
     }
 
-    /** As above, with a clock for state TTL. */
-    static <K> StreamFusionKeyedStateBackend<K> create(
-            MockEnvironment env,
-            File workDir,
-            TypeSerializer<K> keySerializer,
-            KeyGroupRange keyGroups,
-            Collection<KeyedStateHandle> handles,
-            MetricGroup metrics,
-            Configuration extraConfig,
-            TtlTimeProvider ttlTime)
-            throws Exception {
-        Configuration config = new Configuration(extraConfig);
-        config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
+    TestKeyedBackends metrics(MetricGroup group) {
+        this.metrics = group;
+        return this;
+    }
+
+    /** Options on top of the working directory. */
+    TestKeyedBackends config(Configuration options) {
+        this.config = options;
+        return this;
+    }
+
+    TestKeyedBackends ttlTime(TtlTimeProvider clock) {
+        this.ttlTime = clock;
+        return this;
+    }
+
+    @SuppressWarnings("unchecked")
+    <K> StreamFusionKeyedStateBackend<K> build(TypeSerializer<K> keySerializer) throws Exception {
+        Configuration options = new Configuration(config);
+        options.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
         StreamFusionStateBackend backend =
-                new StreamFusionStateBackend().configure(config, TestKeyedBackends.class.getClassLoader());
+                new StreamFusionStateBackend().configure(options, TestKeyedBackends.class.getClassLoader());
         return (StreamFusionKeyedStateBackend<K>)
                 backend.createKeyedStateBackend(
                         new KeyedStateBackendParametersImpl<>(

@@ -4,17 +4,11 @@ import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,22 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * With {@code cleanupFullSnapshot()}, a canonical savepoint leaves expired entries out, while a
  * native checkpoint keeps its RocksDB files as they are (expired values stay invisible to reads).
  */
-class TtlSavepointCleanupTest {
+class TtlSavepointCleanupTest extends MockEnvironmentTestBase {
 
     @TempDir File dir;
-    private MockEnvironment env;
     private long now;
     private final TtlTimeProvider clock = () -> now;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = TestKeyedBackends.environment();
-    }
-
-    @AfterEach
-    void closeEnvironment() throws Exception {
-        env.close();
-    }
 
     private static ValueStateDescriptor<Long> descriptor() {
         ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("expiring", LongSerializer.INSTANCE);
@@ -53,10 +36,7 @@ class TtlSavepointCleanupTest {
     }
 
     private StreamFusionKeyedStateBackend<Long> backend(String name, List<KeyedStateHandle> handles) throws Exception {
-        return TestKeyedBackends.create(
-                env, new File(dir, name), LongSerializer.INSTANCE,
-                new KeyGroupRange(0, TestKeyedBackends.KEY_GROUPS - 1), handles,
-                new UnregisteredMetricsGroup(), new Configuration(), clock);
+        return TestKeyedBackends.in(env, new File(dir, name)).restoring(handles).ttlTime(clock).build(LongSerializer.INSTANCE);
     }
 
     @Test
