@@ -21,6 +21,7 @@ SUITE_OF_CLASS = {
     "ValueStateBenchmark": "value-state",
     "ListStateBenchmark": "list-state",
     "MapStateBenchmark": "map-state",
+    "TtlStateBenchmark": "ttl-state",
 }
 
 
