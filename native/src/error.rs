@@ -13,6 +13,8 @@ pub enum NativeError {
     InvalidArgument(String),
     /// An encoded batch did not follow the batch format.
     CorruptBatch(String),
+    /// A call back into the JVM (a TTL clock or list scanner) failed.
+    Callback(String),
 }
 
 impl fmt::Display for NativeError {
@@ -26,6 +28,7 @@ impl fmt::Display for NativeError {
             ),
             NativeError::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             NativeError::CorruptBatch(m) => write!(f, "corrupt entry batch: {m}"),
+            NativeError::Callback(m) => write!(f, "callback into the JVM failed: {m}"),
         }
     }
 }

@@ -13,5 +13,6 @@ pub mod memory;
 pub mod rescale;
 pub mod scan;
 pub mod store;
+pub mod ttl;
 
 pub use error::NativeError;

@@ -5,7 +5,7 @@
 //! layout-agnostic apart from the key-group prefix used by scans.
 
 use std::path::Path;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use rocksdb::{
@@ -15,6 +15,7 @@ use rocksdb::{
 };
 
 use crate::batch;
+use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
 use crate::memory::SharedMemory;
 use crate::error::{NativeError, Result};
 
@@ -42,6 +43,8 @@ pub struct KeyedStore {
     column_options: Options,
     /// Names of the state column families, for operations over all of them (flush).
     column_names: Mutex<BTreeSet<String>>,
+    /// Each state column's TTL compaction filter configuration, empty until the state says.
+    ttl_slots: Mutex<HashMap<String, Arc<TtlFilterSlot>>>,
     // Keeps the slot's cache and write-buffer manager alive while the database uses them.
     _memory: Arc<SharedMemory>,
 }
@@ -61,15 +64,23 @@ impl KeyedStore {
             .into_iter()
             .filter(|name| name != rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
             .collect();
-        let descriptors = existing
+        let mut ttl_slots = HashMap::new();
+        let descriptors: Vec<ColumnFamilyDescriptor> = existing
             .iter()
-            .map(|name| ColumnFamilyDescriptor::new(name, column_options.clone()));
+            .map(|name| {
+                let slot = Arc::new(TtlFilterSlot::default());
+                let options = state_column_options(&column_options, &slot);
+                ttl_slots.insert(name.clone(), slot);
+                ColumnFamilyDescriptor::new(name, options)
+            })
+            .collect();
         let db = Db::open_cf_descriptors(&db_options, path, descriptors)?;
         Ok(Arc::new(KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
             column_options,
             column_names: Mutex::new(existing),
+            ttl_slots: Mutex::new(ttl_slots),
             _memory: config.memory,
         }))
     }
@@ -103,9 +114,31 @@ impl KeyedStore {
     /// Creates the column family `name` unless it exists, with the options of every state column.
     pub(crate) fn ensure_column_family(&self, name: &str) -> Result<()> {
         if self.db.cf_handle(name).is_none() {
-            self.db.create_cf(name, &self.column_options)?;
+            let slot = Arc::new(TtlFilterSlot::default());
+            self.db.create_cf(name, &state_column_options(&self.column_options, &slot))?;
+            self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), slot);
         }
         self.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());
+        Ok(())
+    }
+
+    /// Sets (or, with `None`, clears) the TTL compaction filter of a state column. It applies
+    /// from the next compaction on. `periodic_compaction_seconds` makes RocksDB compact files
+    /// older than that, so cold data is cleaned too; 0 switches it off.
+    pub fn configure_ttl(
+        &self,
+        name: &str,
+        config: Option<TtlFilterConfig>,
+        periodic_compaction_seconds: Option<u64>,
+    ) -> Result<()> {
+        let slot = self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned();
+        let (Some(slot), Some(cf)) = (slot, self.db.cf_handle(name)) else {
+            return Err(NativeError::InvalidArgument(format!("no state column '{name}' to configure TTL for")));
+        };
+        slot.set(config);
+        if let Some(seconds) = periodic_compaction_seconds {
+            self.db.set_options_cf(&cf, &[("periodic_compaction_seconds", &seconds.to_string())])?;
+        }
         Ok(())
     }
 
@@ -147,6 +180,13 @@ fn column_options(config: &StoreConfig) -> Options {
     options.set_merge_operator_associative(LIST_APPEND_MERGE_OPERATOR, list_append_merge);
     options.set_write_buffer_manager(config.memory.write_buffers());
     options.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    options
+}
+
+/// The options of a state column: the shared ones plus a TTL filter reading `slot`.
+fn state_column_options(shared: &Options, slot: &Arc<TtlFilterSlot>) -> Options {
+    let mut options = shared.clone();
+    options.set_compaction_filter_factory(TtlFilterFactory::new(Arc::clone(slot)));
     options
 }
 
@@ -352,6 +392,15 @@ impl StateColumn {
         let name = std::ffi::CString::new(name)
             .map_err(|_| NativeError::InvalidArgument(format!("property name '{name}' contains a NUL byte")))?;
         Ok(self.store.db.property_int_value_cf(&self.cf, name.as_c_str())?)
+    }
+
+    /// Compacts the whole column, running its compaction filter over every entry.
+    pub fn compact(&self) -> Result<()> {
+        let mut options = rocksdb::CompactOptions::default();
+        // Rewrites the bottommost level too, so filters see every file.
+        options.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
+        self.store.db.compact_range_cf_opt(&self.cf, None::<&[u8]>, None::<&[u8]>, &options);
+        Ok(())
     }
 
     /// Counts the live entries by a full scan. For tests and diagnostics, not the hot path.

@@ -8,3 +8,5 @@ mod entry_points;
 mod guard;
 mod handles;
 mod snapshot_entry_points;
+mod ttl_callbacks;
+mod ttl_entry_points;

@@ -4,6 +4,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -91,6 +92,35 @@ public final class StreamFusionOptions {
                     .withDescription(
                             "Names of value states that never use the decoded-value cache, for"
                                     + " states whose reads rarely repeat.");
+
+    public static final ConfigOption<Boolean> TTL_COMPACTION_FILTER_ENABLED =
+            ConfigOptions.key(PREFIX + "ttl.compaction-filter.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether RocksDB compactions drop expired entries of states with TTL"
+                                    + " (StateTtlConfig with cleanup in background, Flink's default)."
+                                    + " A state can still opt out with"
+                                    + " StateTtlConfig.Builder#disableCleanupInBackground.");
+
+    public static final ConfigOption<Long> TTL_QUERY_TIME_AFTER_NUM_ENTRIES =
+            ConfigOptions.key(PREFIX + "ttl.query-time-after-num-entries")
+                    .longType()
+                    .defaultValue(1000L)
+                    .withDescription(
+                            "Entries the TTL compaction filter processes before it reads the current"
+                                    + " time again (a call into the JVM). Must be positive. A state's"
+                                    + " StateTtlConfig#cleanupInRocksdbCompactFilter overrides it.");
+
+    public static final ConfigOption<Duration> TTL_PERIODIC_COMPACTION_TIME =
+            ConfigOptions.key(PREFIX + "ttl.periodic-compaction-time")
+                    .durationType()
+                    .defaultValue(Duration.ofDays(30))
+                    .withDescription(
+                            "Files of a TTL state older than this are compacted even if nothing else"
+                                    + " would compact them, so that cold expired entries are dropped too."
+                                    + " 0 switches periodic compaction off. A state's"
+                                    + " StateTtlConfig#cleanupInRocksdbCompactFilter overrides it.");
 
     private StreamFusionOptions() {}
 }

@@ -2,6 +2,7 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.backend.ttl.TtlCompactionSettings;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
@@ -13,6 +14,7 @@ import javax.annotation.Nullable;
 
 import java.io.File;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -37,6 +39,7 @@ public final class StreamFusionConfig implements Serializable {
     private final MemorySize cacheSize;
     private final List<String> cacheExcludedStates;
     private final boolean incrementalCheckpoints;
+    private final TtlCompactionSettings ttlCompaction;
 
     private StreamFusionConfig(
             List<String> localDirectories,
@@ -47,7 +50,8 @@ public final class StreamFusionConfig implements Serializable {
             boolean cacheEnabled,
             MemorySize cacheSize,
             List<String> cacheExcludedStates,
-            boolean incrementalCheckpoints) {
+            boolean incrementalCheckpoints,
+            TtlCompactionSettings ttlCompaction) {
         this.localDirectories = Collections.unmodifiableList(new ArrayList<>(localDirectories));
         this.fixedMemoryPerSlot = fixedMemoryPerSlot;
         this.writeBufferRatio = writeBufferRatio;
@@ -57,6 +61,7 @@ public final class StreamFusionConfig implements Serializable {
         this.cacheSize = cacheSize;
         this.cacheExcludedStates = Collections.unmodifiableList(new ArrayList<>(cacheExcludedStates));
         this.incrementalCheckpoints = incrementalCheckpoints;
+        this.ttlCompaction = ttlCompaction;
     }
 
     /** The defaults of every option. */
@@ -72,7 +77,11 @@ public final class StreamFusionConfig implements Serializable {
                 StreamFusionOptions.CACHE_EXCLUDED_STATES.defaultValue(),
                 // Incremental unless the job says otherwise, although Flink's switch defaults to
                 // false: uploading only new SST files is what a disk-based backend is for.
-                true);
+                true,
+                new TtlCompactionSettings(
+                        StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED.defaultValue(),
+                        StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES.defaultValue(),
+                        StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME.defaultValue()));
     }
 
     /** Reads and validates every option, falling back to {@code base} for unset ones. */
@@ -101,7 +110,22 @@ public final class StreamFusionConfig implements Serializable {
         boolean incremental =
                 read(config, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, base.incrementalCheckpoints, "true or false");
         return new StreamFusionConfig(
-                dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded, incremental);
+                dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded, incremental,
+                ttlCompaction(config, base.ttlCompaction));
+    }
+
+    private static TtlCompactionSettings ttlCompaction(ReadableConfig config, TtlCompactionSettings base) {
+        boolean enabled =
+                read(config, StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED, base.enabled(), "true or false");
+        String positive = "a positive whole number";
+        long queryAfter =
+                read(config, StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES, base.queryTimeAfterEntries(), positive);
+        check(queryAfter > 0, StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES, queryAfter, positive);
+        String duration = "a duration such as '30 d' or '12 h', or 0 to switch periodic compaction off";
+        Duration periodic =
+                read(config, StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME, base.periodicCompaction(), duration);
+        check(!periodic.isNegative(), StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME, periodic, duration);
+        return new TtlCompactionSettings(enabled, queryAfter, periodic);
     }
 
     /** A memory-size option of at least {@code minText}; null only if unset without a fallback. */
@@ -191,6 +215,10 @@ public final class StreamFusionConfig implements Serializable {
         return incrementalCheckpoints;
     }
 
+    public TtlCompactionSettings ttlCompaction() {
+        return ttlCompaction;
+    }
+
     /** Whether a value state of this name may use the decoded-value cache. */
     public boolean cachesState(String stateName) {
         return cacheEnabled && !cacheExcludedStates.contains(stateName);
@@ -210,6 +238,8 @@ public final class StreamFusionConfig implements Serializable {
                 + (cacheEnabled ? cacheSize.toHumanReadableString() : "off")
                 + ", checkpoints="
                 + (incrementalCheckpoints ? "incremental" : "full")
+                + ", ttlCompaction="
+                + ttlCompaction
                 + '}';
     }
 }

@@ -19,6 +19,7 @@ import io.streamfusion.backend.state.StreamFusionBatchValueState;
 import io.streamfusion.backend.state.StreamFusionValueState;
 import io.streamfusion.backend.state.StateValueMigration;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
+import io.streamfusion.backend.ttl.TtlCompactionFilters;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
@@ -326,6 +327,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 SerializedSnapshotTransformFactory.forState(
                         stateDesc, snapshotTransformFactory, metaInfo.getStateSerializer()));
         registered.updateMetaInfo(metaInfo);
+        TtlCompactionFilters.configure(registered.column(), stateDesc, ttlTimeProvider, config.ttlCompaction());
         return Tuple2.of(registered, metaInfo);
     }
 

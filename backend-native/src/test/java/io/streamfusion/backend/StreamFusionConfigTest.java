@@ -1,6 +1,7 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.api.StreamFusionOptions;
+import io.streamfusion.backend.ttl.TtlCompactionSettings;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -9,6 +10,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -90,5 +92,38 @@ class StreamFusionConfigTest {
         flink.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), "file:///data/c");
         StreamFusionConfig config = StreamFusionConfig.from(flink, StreamFusionConfig.defaults());
         assertEquals(List.of(new File("/data/c")), config.localDirectoriesOr(new File[0]));
+    }
+
+    private static IllegalConfigurationException rejected(String key, String value) {
+        Configuration flink = new Configuration();
+        flink.setString(key, value);
+        return assertThrows(IllegalConfigurationException.class,
+                () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()));
+    }
+
+    @Test
+    void checkpointAndTtlOptionsAreReadAndValidated() {
+        StreamFusionConfig defaults = StreamFusionConfig.defaults();
+        assertTrue(defaults.incrementalCheckpoints(), "incremental unless the job says otherwise");
+        assertEquals(new TtlCompactionSettings(true, 1000, Duration.ofDays(30)), defaults.ttlCompaction());
+
+        Configuration flink = new Configuration();
+        flink.setString("execution.checkpointing.incremental", "false");
+        flink.setString(StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED.key(), "false");
+        flink.setString(StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES.key(), "50");
+        flink.setString(StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME.key(), "0 s");
+        StreamFusionConfig config = StreamFusionConfig.from(flink, defaults);
+        assertEquals(false, config.incrementalCheckpoints());
+        assertEquals(new TtlCompactionSettings(false, 50, Duration.ZERO), config.ttlCompaction());
+
+        IllegalConfigurationException e = rejected(StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES.key(), "0");
+        assertTrue(e.getMessage().contains("'state.backend.streamfusion.ttl.query-time-after-num-entries'"), e.getMessage());
+        assertTrue(e.getMessage().contains("positive whole number"), e.getMessage());
+        e = rejected(StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME.key(), "soon");
+        assertTrue(e.getMessage().contains("'state.backend.streamfusion.ttl.periodic-compaction-time'"), e.getMessage());
+        e = rejected(StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED.key(), "perhaps");
+        assertTrue(e.getMessage().contains("'state.backend.streamfusion.ttl.compaction-filter.enabled'"), e.getMessage());
+        e = rejected("execution.checkpointing.incremental", "sometimes");
+        assertTrue(e.getMessage().contains("'execution.checkpointing.incremental'"), e.getMessage());
     }
 }

@@ -66,4 +66,16 @@ final class NativeMethods {
     static native void deleteKeyRanges(long store, byte[] rangeBounds);
 
     static native long copyKeyRange(long store, String sourceDirectory, byte[] begin, byte[] end);
+
+    static native void configureTtlCompactionFilter(
+            long column,
+            int layoutCode,
+            int elementBytes,
+            long ttlMillis,
+            long queryTimeAfterEntries,
+            long periodicCompactionSeconds,
+            NativeTtlClock clock,
+            NativeListElementScanner listScanner);
+
+    static native void compactColumn(long column);
 }

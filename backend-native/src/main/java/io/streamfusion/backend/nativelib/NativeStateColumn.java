@@ -1,5 +1,7 @@
 package io.streamfusion.backend.nativelib;
 
+import javax.annotation.Nullable;
+
 import java.util.List;
 
 /**
@@ -78,6 +80,30 @@ public final class NativeStateColumn extends NativeHandle {
     /** Counts live entries with a full native scan; for tests and diagnostics. */
     public long countEntries() {
         return NativeMethods.countEntries(handle());
+    }
+
+    /**
+     * From the next compaction on, drops the entries of this column whose TTL has expired by
+     * {@code clock}. {@code listScanner} is required for {@link
+     * TtlCompactionFilterSpec.Layout#VARIABLE_ELEMENT_LIST} and ignored otherwise.
+     */
+    public void configureTtlCompactionFilter(
+            TtlCompactionFilterSpec spec, NativeTtlClock clock, @Nullable NativeListElementScanner listScanner) {
+        long periodicSeconds = spec.periodicCompaction() == null ? -1 : spec.periodicCompaction().getSeconds();
+        NativeMethods.configureTtlCompactionFilter(
+                handle(),
+                spec.layout().code,
+                spec.elementBytes(),
+                spec.ttlMillis(),
+                spec.queryTimeAfterEntries(),
+                periodicSeconds,
+                clock,
+                spec.layout() == TtlCompactionFilterSpec.Layout.VARIABLE_ELEMENT_LIST ? listScanner : null);
+    }
+
+    /** Compacts the whole column now, running its compaction filter over every entry. */
+    public void compact() {
+        NativeMethods.compactColumn(handle());
     }
 
     static long[] handles(List<NativeStateColumn> columns) {
