@@ -6,6 +6,7 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointType;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -120,6 +121,34 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
             IncrementalRemoteKeyedStateHandle third = checkpoint(restored, 3, streams(3));
             assertEquals(second.getBackendIdentifier(), third.getBackendIdentifier());
             assertEquals(sstFiles(second.getSharedState()), placeholders(third));
+        } finally {
+            restored.dispose();
+        }
+    }
+
+    @Test
+    void afterANoClaimRestoreTheFirstCheckpointReferencesNothingRestored() throws Exception {
+        SharedStateRegistryImpl registry = new SharedStateRegistryImpl();
+        IncrementalRemoteKeyedStateHandle restoredFrom;
+        StreamFusionKeyedStateBackend<Long> backend = backend(true, List.of());
+        try {
+            write(backend, 0, KEYS, 2);
+            restoredFrom = checkpoint(backend, 1, streams(1));
+            restoredFrom.registerSharedStates(registry, 1);
+        } finally {
+            backend.dispose();
+        }
+        StreamFusionKeyedStateBackend<Long> restored = backend(true, List.of(restoredFrom));
+        try {
+            // In NO_CLAIM mode Flink triggers the first checkpoint as FULL_CHECKPOINT (FORWARD).
+            IncrementalRemoteKeyedStateHandle first =
+                    (IncrementalRemoteKeyedStateHandle) TestSnapshots.snapshot(restored, 2, streams(2), CheckpointType.FULL_CHECKPOINT);
+            assertEquals(0, placeholders(first));
+            first.registerSharedStates(registry, 2);
+            restored.notifyCheckpointComplete(2);
+            // Later checkpoints build on that one, not on the restored files.
+            IncrementalRemoteKeyedStateHandle second = checkpoint(restored, 3, streams(3));
+            assertEquals(sstFiles(first.getSharedState()), placeholders(second));
         } finally {
             restored.dispose();
         }
