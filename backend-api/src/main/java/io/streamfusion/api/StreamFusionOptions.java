@@ -71,7 +71,8 @@ public final class StreamFusionOptions {
                     .booleanType()
                     .defaultValue(true)
                     .withDescription(
-                            "Whether ValueState keeps recently read and written values decoded in a"
+                            "Whether ValueState (and reducing and aggregating state with immutable"
+                                    + " accumulators) keeps recently read and written values decoded in a"
                                     + " per-slot cache, so that a repeated read crosses no JNI and"
                                     + " deserializes nothing.");
 
@@ -90,7 +91,7 @@ public final class StreamFusionOptions {
                     .asList()
                     .defaultValues()
                     .withDescription(
-                            "Names of value states that never use the decoded-value cache, for"
+                            "Names of value, reducing and aggregating states that never use the decoded-value cache, for"
                                     + " states whose reads rarely repeat.");
 
     public static final ConfigOption<Boolean> TTL_COMPACTION_FILTER_ENABLED =

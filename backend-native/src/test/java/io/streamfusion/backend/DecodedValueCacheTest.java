@@ -4,6 +4,11 @@ import io.streamfusion.api.BatchValueState;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.StateValueCache;
 
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.state.AggregatingState;
+import org.apache.flink.api.common.state.AggregatingStateDescriptor;
+import org.apache.flink.api.common.state.ReducingState;
+import org.apache.flink.api.common.state.ReducingStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
@@ -81,6 +86,61 @@ class DecodedValueCacheTest {
         long hits = cache().stats().hitCount();
         assertEquals(70L, state.value());
         assertEquals(hits + 1, cache().stats().hitCount());
+    }
+
+    @Test
+    void reducingAccumulatorsOfAnImmutableTypeAreServedFromTheCache() throws Exception {
+        ReducingState<Long> sums = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                new ReducingStateDescriptor<>("sums", Long::sum, LongSerializer.INSTANCE));
+        backend.setCurrentKey(5L);
+        sums.add(1L);
+        sums.add(2L); // the first add's read missed; this one's read admits what is stored
+        long hits = cache().stats().hitCount();
+        sums.add(3L); // read from the cache, written through
+        assertEquals(hits + 1, cache().stats().hitCount());
+        assertEquals(6L, sums.get());
+        // What RocksDB holds is the written-through sum, not something only the cache knows.
+        assertEquals(6L, backend.nativeColumns().get("sums").get(canonicalKey(5L))[7]);
+        sums.clear();
+        assertEquals(null, sums.get());
+    }
+
+    @Test
+    void mutableAggregatingAccumulatorsStayOutOfTheCache() throws Exception {
+        AggregatingState<Long, Long> totals = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                new AggregatingStateDescriptor<>("totals", new MutableSum(), new org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializer<>(long[].class, new org.apache.flink.api.common.serialization.SerializerConfigImpl())));
+        backend.setCurrentKey(6L);
+        long weighted = cache().weightedBytes();
+        for (long i = 1; i <= 4; i++) {
+            totals.add(i);
+        }
+        assertEquals(10L, totals.get());
+        assertEquals(weighted, cache().weightedBytes(), "no mutable accumulator entered the cache");
+    }
+
+    /** Mutates its accumulator in place, as many aggregate functions do. */
+    private static final class MutableSum implements AggregateFunction<Long, long[], Long> {
+        @Override
+        public long[] createAccumulator() {
+            return new long[1];
+        }
+
+        @Override
+        public long[] add(Long value, long[] accumulator) {
+            accumulator[0] += value;
+            return accumulator;
+        }
+
+        @Override
+        public Long getResult(long[] accumulator) {
+            return accumulator[0];
+        }
+
+        @Override
+        public long[] merge(long[] a, long[] b) {
+            a[0] += b[0];
+            return a;
+        }
     }
 
     @Test

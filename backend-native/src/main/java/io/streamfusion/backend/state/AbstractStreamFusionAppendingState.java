@@ -13,7 +13,10 @@ import java.util.Collection;
 
 /**
  * Reducing and aggregating state: one stored accumulator per key and namespace, folded with a
- * user function on every add (read, fold, write) and on namespace merges.
+ * user function on every add (read, fold, write) and on namespace merges. Accumulators of an
+ * immutable type go through the decoded-value cache, so an add on a hot key reads without JNI;
+ * a mutable accumulator is rewritten on every add and would only be evicted again, so it is
+ * not cached.
  *
  * @param <IN> type of added values
  * @param <SV> stored accumulator type
@@ -26,7 +29,7 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
             StreamFusionKeyedStateBackend<K> backend,
             NativeStateColumn column,
             RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo) {
-        super(backend, column, metaInfo, null);
+        super(backend, column, metaInfo, null, metaInfo.getStateSerializer().isImmutableType());
     }
 
     /** Combines two accumulators; used when merging namespaces. */
@@ -34,8 +37,7 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
 
     @Override
     public SV getInternal() throws IOException {
-        byte[] bytes = column.get(currentKeyBytes());
-        return bytes == null ? null : deserializeValue(bytes);
+        return readValue(currentKeyBytes());
     }
 
     @Override
@@ -43,7 +45,7 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
         if (accumulator == null) {
             clear();
         } else {
-            column.put(currentKeyBytes(), serializeValue(accumulator));
+            writeValue(currentKeyBytes(), accumulator);
         }
     }
 
@@ -60,21 +62,20 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
                 }
                 setCurrentNamespace(source);
                 byte[] sourceKey = currentKeyBytes();
-                byte[] bytes = column.get(sourceKey);
-                if (bytes != null) {
-                    column.delete(sourceKey);
-                    SV value = deserializeValue(bytes);
+                SV value = readValue(sourceKey);
+                if (value != null) {
+                    deleteValue(sourceKey);
                     merged = merged == null ? value : mergeAccumulators(merged, value);
                 }
             }
             if (merged != null) {
                 setCurrentNamespace(target);
                 byte[] targetKey = currentKeyBytes();
-                byte[] existing = column.get(targetKey);
+                SV existing = readValue(targetKey);
                 if (existing != null) {
-                    merged = mergeAccumulators(merged, deserializeValue(existing));
+                    merged = mergeAccumulators(merged, existing);
                 }
-                column.put(targetKey, serializeValue(merged));
+                writeValue(targetKey, merged);
             }
         } catch (Exception e) {
             throw new FlinkRuntimeException("Error while merging namespaces of state " + column.stateName(), e);

@@ -1,5 +1,7 @@
 package io.streamfusion.backend.state;
 
+import io.streamfusion.backend.cache.StateValueCache;
+
 import io.streamfusion.backend.StreamFusionKeyedStateBackend;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 
@@ -17,6 +19,8 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.flink.util.ResourceGuard;
 import org.apache.flink.util.StateMigrationException;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 
@@ -36,6 +40,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     protected final DataInputDeserializer valueIn = new DataInputDeserializer();
 
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
+    /** For kinds that store one value per key and namespace and opted in; otherwise null. */
+    @Nullable private final StateValueCache<V> cache;
     private TypeSerializer<N> namespaceSerializer;
     protected TypeSerializer<V> valueSerializer;
     private V defaultValue;
@@ -46,9 +52,24 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             NativeStateColumn column,
             RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
             V defaultValue) {
+        this(backend, column, metaInfo, defaultValue, false);
+    }
+
+    /**
+     * @param cacheable whether this state keeps one value per key and namespace, read and
+     *     written with {@link #readValue}, {@link #writeValue} and {@link #clear}, so that the
+     *     slot's decoded-value cache can serve it (if enabled and not excluded for the state)
+     */
+    protected AbstractStreamFusionState(
+            StreamFusionKeyedStateBackend<K> backend,
+            NativeStateColumn column,
+            RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
+            V defaultValue,
+            boolean cacheable) {
         this.backend = backend;
         this.column = column;
         this.keyBuilder = backend.sharedKeyBuilder();
+        this.cache = cacheable ? backend.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer()) : null;
         updateRegistration(metaInfo, defaultValue);
     }
 
@@ -57,7 +78,58 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         this.namespaceSerializer = metaInfo.getNamespaceSerializer();
         this.valueSerializer = metaInfo.getStateSerializer();
         this.defaultValue = defaultValue;
+        if (cache != null) {
+            // A new id: values decoded with the previous serializer are never returned.
+            cache.useSerializer(valueSerializer);
+        }
         onValueSerializerChanged(valueSerializer);
+    }
+
+    /** This state's view of the decoded-value cache, for batch access that must keep it consistent; may be null. */
+    @Nullable
+    public final StateValueCache<V> cache() {
+        return cache;
+    }
+
+    /**
+     * The stored value under {@code key}, or null. A cached value costs no JNI and no
+     * deserialization; callers get a private copy of a mutable value.
+     */
+    @Nullable
+    protected final V readValue(byte[] key) throws IOException {
+        if (cache != null) {
+            V cached = cache.get(key);
+            if (cached != null) {
+                return cached;
+            }
+        }
+        byte[] bytes = column.get(key);
+        if (bytes == null) {
+            return null;
+        }
+        V value = deserializeValue(bytes);
+        if (cache == null) {
+            return value;
+        }
+        cache.admitRead(key, value, bytes.length);
+        return cache.copyForCaller(value);
+    }
+
+    /** Writes {@code value} to RocksDB first, then keeps the cache current (write-through). */
+    protected final void writeValue(byte[] key, V value) {
+        byte[] bytes = serializeValue(value);
+        column.put(key, bytes);
+        if (cache != null) {
+            cache.afterWrite(key, value, bytes.length);
+        }
+    }
+
+    /** Deletes the value under {@code key} from RocksDB and the cache. */
+    protected final void deleteValue(byte[] key) {
+        column.delete(key);
+        if (cache != null) {
+            cache.invalidate(key);
+        }
     }
 
     /**
@@ -89,7 +161,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     @Override
     public void clear() {
-        column.delete(currentKeyBytes());
+        deleteValue(currentKeyBytes());
     }
 
     /** The canonical key {@code [key group][key][namespace]} of the current key and namespace. */

@@ -39,8 +39,9 @@ public final class StreamFusionAggregatingState<K, N, IN, ACC, OUT>
     @Override
     public void add(IN value) throws IOException {
         byte[] key = currentKeyBytes();
-        byte[] bytes = column.get(key);
-        ACC accumulator = bytes == null ? aggregateFunction.createAccumulator() : deserializeValue(bytes);
-        column.put(key, serializeValue(aggregateFunction.add(value, accumulator)));
+        ACC accumulator = readValue(key);
+        // readValue hands out a private copy of a mutable accumulator, so the function may
+        // change it in place.
+        writeValue(key, aggregateFunction.add(value, accumulator == null ? aggregateFunction.createAccumulator() : accumulator));
     }
 }

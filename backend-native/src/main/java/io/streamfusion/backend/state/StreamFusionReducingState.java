@@ -37,8 +37,7 @@ public final class StreamFusionReducingState<K, N, V> extends AbstractStreamFusi
     @Override
     public void add(V value) throws Exception {
         byte[] key = currentKeyBytes();
-        byte[] bytes = column.get(key);
-        V reduced = bytes == null ? value : reduceFunction.reduce(deserializeValue(bytes), value);
-        column.put(key, serializeValue(reduced));
+        V current = readValue(key);
+        writeValue(key, current == null ? value : reduceFunction.reduce(current, value));
     }
 }

@@ -1,14 +1,10 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.internal.InternalValueState;
-
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 
@@ -20,49 +16,18 @@ import java.io.IOException;
 public final class StreamFusionValueState<K, N, V> extends AbstractStreamFusionState<K, N, V>
         implements InternalValueState<K, N, V> {
 
-    @Nullable private final StateValueCache<V> cache;
-
     public StreamFusionValueState(
             StreamFusionKeyedStateBackend<K> backend,
             NativeStateColumn column,
             RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
             V defaultValue) {
-        super(backend, column, metaInfo, defaultValue);
-        this.cache = backend.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer());
-    }
-
-    @Override
-    protected void onValueSerializerChanged(TypeSerializer<V> newValueSerializer) {
-        if (cache != null) {
-            cache.useSerializer(newValueSerializer);
-        }
-    }
-
-    /** This state's cache view, for batch access that must keep it consistent; may be null. */
-    @Nullable
-    public StateValueCache<V> cache() {
-        return cache;
+        super(backend, column, metaInfo, defaultValue, true);
     }
 
     @Override
     public V value() throws IOException {
-        byte[] key = currentKeyBytes();
-        if (cache != null) {
-            V cached = cache.get(key);
-            if (cached != null) {
-                return cached;
-            }
-        }
-        byte[] bytes = column.get(key);
-        if (bytes == null) {
-            return defaultValue();
-        }
-        V value = deserializeValue(bytes);
-        if (cache == null) {
-            return value;
-        }
-        cache.admitRead(key, value, bytes.length);
-        return cache.copyForCaller(value);
+        V value = readValue(currentKeyBytes());
+        return value == null ? defaultValue() : value;
     }
 
     @Override
@@ -71,20 +36,6 @@ public final class StreamFusionValueState<K, N, V> extends AbstractStreamFusionS
             clear();
             return;
         }
-        byte[] key = currentKeyBytes();
-        byte[] bytes = serializeValue(value);
-        column.put(key, bytes);
-        if (cache != null) {
-            cache.afterWrite(key, value, bytes.length);
-        }
-    }
-
-    @Override
-    public void clear() {
-        byte[] key = currentKeyBytes();
-        column.delete(key);
-        if (cache != null) {
-            cache.invalidate(key);
-        }
+        writeValue(currentKeyBytes(), value);
     }
 }
