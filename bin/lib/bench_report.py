@@ -22,6 +22,7 @@ SUITE_OF_CLASS = {
     "ListStateBenchmark": "list-state",
     "MapStateBenchmark": "map-state",
     "TtlStateBenchmark": "ttl-state",
+    "CandidateIndexBenchmark": "candidate-index",
 }
 
 

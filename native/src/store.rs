@@ -367,6 +367,25 @@ impl StateColumn {
         Ok(out)
     }
 
+    /// The entry with the greatest key starting with `prefix`, encoded as a one-entry batch
+    /// (state index 0), or `None` if there is none.
+    pub fn last_with_prefix(&self, prefix: &[u8]) -> Result<Option<Vec<u8>>> {
+        let mut it = self.prefix_iterator(prefix);
+        // RocksDB's SeekToLast honours the iterate upper bound: it lands on the last key below
+        // the prefix's bound, which starts with the prefix if any key does.
+        it.seek_to_last();
+        let found = match (it.key(), it.value()) {
+            (Some(key), Some(value)) if key.starts_with(prefix) => {
+                let mut out = Vec::with_capacity(key.len() + value.len() + 12);
+                batch::encode_entry(&mut out, 0, key, value);
+                Some(out)
+            }
+            _ => None,
+        };
+        it.status()?;
+        Ok(found)
+    }
+
     /// Deletes every entry whose key starts with `prefix` in one atomic write.
     pub fn delete_prefix(&self, prefix: &[u8]) -> Result<u64> {
         let mut it = self.prefix_iterator(prefix);
@@ -468,6 +487,21 @@ pub(crate) mod tests {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let a = StateColumn::open(&store, "a").unwrap();
         assert_eq!(&*a.get(b"k").unwrap().unwrap(), b"in-a");
+    }
+
+    #[test]
+    fn last_with_prefix_finds_the_greatest_key_of_the_prefix_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column = StateColumn::open(&store, "c").unwrap();
+        column.put(b"a1", b"x").unwrap();
+        column.put(b"a2", b"y").unwrap();
+        column.put(b"b1", b"z").unwrap();
+        let mut expected = Vec::new();
+        batch::encode_entry(&mut expected, 0, b"a2", b"y");
+        assert_eq!(column.last_with_prefix(b"a").unwrap(), Some(expected));
+        assert_eq!(column.last_with_prefix(b"c").unwrap(), None);
+        assert_eq!(column.last_with_prefix(b"0").unwrap(), None);
     }
 
     #[test]

@@ -413,3 +413,21 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_colu
         Ok(column.int_property(&name)?.map_or(-1, |v| v as jlong))
     })
 }
+
+/// The last entry under `prefix` as a one-entry batch, or null.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_lastWithPrefix(
+    mut env: JNIEnv,
+    _class: JClass,
+    column: jlong,
+    prefix: JByteArray,
+) -> jbyteArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let column = unsafe { borrow::<StateColumn>(column)? };
+        let prefix = env.convert_byte_array(&prefix)?;
+        match column.last_with_prefix(&prefix)? {
+            Some(entry) => to_java(env, &entry),
+            None => Ok(std::ptr::null_mut()),
+        }
+    })
+}

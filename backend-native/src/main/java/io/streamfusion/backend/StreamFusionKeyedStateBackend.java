@@ -2,6 +2,8 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.BatchKeyedStateBackend;
 import io.streamfusion.api.BatchValueState;
+import io.streamfusion.api.CandidateIndexBackend;
+import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.SlotResources;
 import io.streamfusion.backend.cache.StateValueCache;
@@ -16,6 +18,7 @@ import io.streamfusion.backend.state.StateColumnKeys;
 import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
 import io.streamfusion.backend.state.StateKinds;
 import io.streamfusion.backend.state.StreamFusionBatchValueState;
+import io.streamfusion.backend.state.StreamFusionCandidateIndexState;
 import io.streamfusion.backend.state.StreamFusionValueState;
 import io.streamfusion.backend.state.StateValueMigration;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
@@ -23,10 +26,12 @@ import io.streamfusion.backend.ttl.TtlCompactionFilters;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -95,7 +100,7 @@ import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
  * asynchronous part of snapshots, which holds a {@link ResourceGuard} lease.
  */
 public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<K>
-        implements BatchKeyedStateBackend<K> {
+        implements BatchKeyedStateBackend<K>, CandidateIndexBackend<K> {
 
     /** The identifier returned by {@link #getBackendTypeIdentifier()}. */
     public static final String BACKEND_TYPE_IDENTIFIER = "streamfusion";
@@ -394,6 +399,23 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 keyGroupPrefixBytes,
                 numberOfKeyGroups,
                 keyGroupRange);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <V> CandidateIndexState<V> getCandidateIndexState(String name, TypeSerializer<V> candidateSerializer)
+            throws Exception {
+        // Registered as an ordinary map state: snapshots, rescaling and savepoints carry it as such.
+        getPartitionedState(
+                VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                new MapStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+        RegisteredStateColumn registered = kvStateInformation.get(name);
+        return new StreamFusionCandidateIndexState<>(
+                this,
+                registered.column(),
+                (RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>>) registered.keyValueMetaInfo(),
+                candidateSerializer);
     }
 
     // ------------------------------------------------------------------------

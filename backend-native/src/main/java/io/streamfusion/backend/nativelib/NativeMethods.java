@@ -45,6 +45,8 @@ final class NativeMethods {
 
     static native long deletePrefix(long column, byte[] prefix);
 
+    static native byte[] lastWithPrefix(long column, byte[] prefix);
+
     static native byte[] multiGet(long column, byte[] keyList);
 
     static native int deleteAll(long column, byte[] keyList);

@@ -52,6 +52,12 @@ public final class NativeStateColumn extends NativeHandle {
     }
 
     /** Deletes every entry whose key starts with {@code prefix}; returns how many. */
+    /** The entry with the greatest key under {@code prefix}, as a one-entry batch, or null. */
+    @Nullable
+    public byte[] lastWithPrefix(byte[] prefix) {
+        return NativeMethods.lastWithPrefix(handle(), prefix);
+    }
+
     public long deletePrefix(byte[] prefix) {
         return NativeMethods.deletePrefix(handle(), prefix);
     }

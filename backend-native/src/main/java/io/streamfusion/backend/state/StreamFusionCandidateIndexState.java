@@ -1,0 +1,240 @@
+package io.streamfusion.backend.state;
+
+import io.streamfusion.api.CandidateIndexState;
+import io.streamfusion.backend.StreamFusionKeyedStateBackend;
+import io.streamfusion.backend.nativelib.EntryBatchReader;
+import io.streamfusion.backend.nativelib.EntryBatchWriter;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.util.MathUtils;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link CandidateIndexState} on disk, stored as the entries of an ordinary Flink map state
+ * ({@code MapState<byte[], byte[]>}) so that snapshots, rescaling and canonical savepoints need
+ * nothing of their own. The user keys of one Flink key are:
+ *
+ * <ul>
+ *   <li>{@code [0x00]}: the next sequence number, the count, and the sequence of the latest
+ *       candidate (-1 if none), three longs;
+ *   <li>{@code [0x01][sequence]}: a candidate, serialized, in append order;
+ *   <li>{@code [0x02][hash]}: the sequences of the candidates with that value hash, ascending.
+ * </ul>
+ *
+ * Each kind has its own user-key length, so the length prefix that Flink's byte-array
+ * serializer writes keeps the kinds apart and sequences in order. Append, latest and most
+ * retractions are a few point reads and one write batch; only retracting the latest candidate
+ * seeks backwards for the one before it. No operation reads more than one candidate.
+ */
+public final class StreamFusionCandidateIndexState<K, V>
+        extends AbstractStreamFusionState<K, VoidNamespace, Map<byte[], byte[]>> implements CandidateIndexState<V> {
+
+    private static final byte COUNTER = 0;
+    private static final byte CANDIDATE = 1;
+    private static final byte BY_HASH = 2;
+    private static final int ITERATION_BATCH_BYTES = 32 << 10;
+
+    private final TypeSerializer<V> candidateSerializer;
+    private final DataInputDeserializer candidateIn = new DataInputDeserializer();
+    private final EntryBatchWriter batch = new EntryBatchWriter(256);
+
+    public StreamFusionCandidateIndexState(
+            StreamFusionKeyedStateBackend<K> backend,
+            NativeStateColumn column,
+            RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>> metaInfo,
+            TypeSerializer<V> candidateSerializer) {
+        super(backend, column, metaInfo, null);
+        this.candidateSerializer = candidateSerializer;
+        setCurrentNamespace(VoidNamespace.INSTANCE);
+    }
+
+    @Override
+    public long append(V candidate) {
+        byte[] base = currentKeyBytes();
+        long[] counter = readCounter(base);
+        long sequence = counter[0];
+        byte[] value = serialize(candidate, candidateSerializer);
+        byte[] hashKey = hashKey(base, hash(value));
+        long[] sameHash = readSequences(hashKey);
+        long[] withNew = Arrays.copyOf(sameHash, sameHash.length + 1);
+        withNew[sameHash.length] = sequence;
+        batch.clear();
+        batch.add(0, candidateKey(base, sequence), mapValue(value));
+        batch.add(0, hashKey, mapValue(sequencesValue(withNew)));
+        batch.add(0, counterKey(base), counterValue(sequence + 1, counter[1] + 1, sequence));
+        backend.nativeStore().applyBatch(List.of(column), batch.toByteArray());
+        return sequence;
+    }
+
+    @Override
+    public boolean retract(V candidate) {
+        byte[] base = currentKeyBytes();
+        byte[] value = serialize(candidate, candidateSerializer);
+        byte[] hashKey = hashKey(base, hash(value));
+        long[] sameHash = readSequences(hashKey);
+        for (int i = 0; i < sameHash.length; i++) {
+            byte[] candidateKey = candidateKey(base, sameHash[i]);
+            byte[] stored = column.get(candidateKey);
+            if (stored == null || !Arrays.equals(payloadOf(stored), value)) {
+                continue; // another value with the same hash
+            }
+            column.delete(candidateKey);
+            long[] rest = new long[sameHash.length - 1];
+            System.arraycopy(sameHash, 0, rest, 0, i);
+            System.arraycopy(sameHash, i + 1, rest, i, rest.length - i);
+            if (rest.length == 0) {
+                column.delete(hashKey);
+            } else {
+                column.put(hashKey, mapValue(sequencesValue(rest)));
+            }
+            long[] counter = readCounter(base);
+            long latest = counter[2] == sameHash[i] ? latestSequence(base) : counter[2];
+            column.put(counterKey(base), counterValue(counter[0], counter[1] - 1, latest));
+            return true;
+        }
+        return false;
+    }
+
+    /** The sequence of the last stored candidate, found by one reverse seek; -1 if none. */
+    private long latestSequence(byte[] base) {
+        byte[] last = column.lastWithPrefix(kindPrefix(base, CANDIDATE));
+        if (last == null) {
+            return -1;
+        }
+        EntryBatchReader reader = new EntryBatchReader(last);
+        reader.advance();
+        return ByteBuffer.wrap(reader.key(), reader.key().length - Long.BYTES, Long.BYTES).getLong();
+    }
+
+    @Nullable
+    @Override
+    public V latest() throws IOException {
+        byte[] base = currentKeyBytes();
+        long latest = readCounter(base)[2];
+        if (latest < 0) {
+            return null;
+        }
+        byte[] stored = column.get(candidateKey(base, latest));
+        return stored == null ? null : deserializeCandidate(stored);
+    }
+
+    @Override
+    public long count() {
+        return readCounter(currentKeyBytes())[1];
+    }
+
+    @Override
+    public Iterable<V> candidates() {
+        byte[] prefix = kindPrefix(currentKeyBytes(), CANDIDATE);
+        return () -> new Iterator<>() {
+            private final PrefixEntries entries = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
+
+            @Override
+            public boolean hasNext() {
+                return entries.hasNext();
+            }
+
+            @Override
+            public V next() {
+                try {
+                    return deserializeCandidate(entries.next().value());
+                } catch (IOException e) {
+                    throw new IllegalStateException("Could not read a candidate of " + column.stateName(), e);
+                }
+            }
+        };
+    }
+
+    @Override
+    public void clear() {
+        column.deletePrefix(currentKeyBytes());
+    }
+
+    private V deserializeCandidate(byte[] mapValue) throws IOException {
+        candidateIn.setBuffer(mapValue, 5, mapValue.length - 5);
+        return candidateSerializer.deserialize(candidateIn);
+    }
+
+    /** Next sequence, count, latest sequence. */
+    private long[] readCounter(byte[] base) {
+        byte[] stored = column.get(counterKey(base));
+        if (stored == null) {
+            return new long[] {0, 0, -1};
+        }
+        ByteBuffer counter = ByteBuffer.wrap(stored, 5, 3 * Long.BYTES);
+        return new long[] {counter.getLong(), counter.getLong(), counter.getLong()};
+    }
+
+    private long[] readSequences(byte[] hashKey) {
+        byte[] stored = column.get(hashKey);
+        if (stored == null) {
+            return new long[0];
+        }
+        ByteBuffer sequences = ByteBuffer.wrap(stored, 5, stored.length - 5);
+        long[] out = new long[sequences.remaining() / Long.BYTES];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = sequences.getLong();
+        }
+        return out;
+    }
+
+    private static byte[] sequencesValue(long[] sequences) {
+        ByteBuffer out = ByteBuffer.allocate(sequences.length * Long.BYTES);
+        for (long sequence : sequences) {
+            out.putLong(sequence);
+        }
+        return out.array();
+    }
+
+    private static int hash(byte[] value) {
+        return MathUtils.murmurHash(Arrays.hashCode(value));
+    }
+
+    /** {@code base} followed by the user key as Flink's byte-array serializer writes it. */
+    private static ByteBuffer userKey(byte[] base, int userKeyLength, int written) {
+        ByteBuffer key = ByteBuffer.allocate(base.length + Integer.BYTES + written);
+        return key.put(base).putInt(userKeyLength);
+    }
+
+    private static byte[] kindPrefix(byte[] base, byte kind) {
+        int length = kind == COUNTER ? 1 : kind == CANDIDATE ? 1 + Long.BYTES : 1 + Integer.BYTES;
+        return userKey(base, length, 1).put(kind).array();
+    }
+
+    private static byte[] counterKey(byte[] base) {
+        return kindPrefix(base, COUNTER);
+    }
+
+    private static byte[] candidateKey(byte[] base, long sequence) {
+        return userKey(base, 1 + Long.BYTES, 1 + Long.BYTES).put(CANDIDATE).putLong(sequence).array();
+    }
+
+    private static byte[] hashKey(byte[] base, int hash) {
+        return userKey(base, 1 + Integer.BYTES, 1 + Integer.BYTES).put(BY_HASH).putInt(hash).array();
+    }
+
+    /** A map-state value: Flink's not-null flag, then the byte-array serializer's length and bytes. */
+    private static byte[] mapValue(byte[] payload) {
+        return ByteBuffer.allocate(1 + Integer.BYTES + payload.length).put((byte) 0).putInt(payload.length).put(payload).array();
+    }
+
+    private static byte[] payloadOf(byte[] mapValue) {
+        return Arrays.copyOfRange(mapValue, 1 + Integer.BYTES, mapValue.length);
+    }
+
+    private static byte[] counterValue(long nextSequence, long count, long latest) {
+        return mapValue(ByteBuffer.allocate(3 * Long.BYTES).putLong(nextSequence).putLong(count).putLong(latest).array());
+    }
+}

@@ -1,0 +1,215 @@
+package io.streamfusion.backend;
+
+import io.streamfusion.api.CandidateIndexState;
+import io.streamfusion.backend.nativelib.EntryBatchReader;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The disk-backed candidate index: order, retraction by value, capacity, snapshots and rescaling. */
+class CandidateIndexTest extends MockEnvironmentTestBase {
+
+    /** The operator budget of the capacity case in TARGETS.md. */
+    private static final int BUDGET_BYTES = 16 << 10;
+
+    @TempDir File dir;
+
+    private StreamFusionKeyedStateBackend<Long> backend(String name, KeyGroupRange range, List<KeyedStateHandle> handles)
+            throws Exception {
+        return TestKeyedBackends.in(env, new File(dir, name)).keyGroups(range).restoring(handles).build(LongSerializer.INSTANCE);
+    }
+
+    private static KeyGroupRange all() {
+        return new KeyGroupRange(0, TestKeyedBackends.KEY_GROUPS - 1);
+    }
+
+    private static CandidateIndexState<String> index(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
+        return backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE);
+    }
+
+    private static <T> List<T> list(Iterable<T> values) {
+        List<T> out = new ArrayList<>();
+        values.forEach(out::add);
+        return out;
+    }
+
+    @Test
+    void keepsAppendOrderAndRetractsTheOldestEqualCandidate() throws Exception {
+        StreamFusionKeyedStateBackend<Long> backend = backend("work", all(), List.of());
+        try {
+            CandidateIndexState<String> index = index(backend);
+            backend.setCurrentKey(1L);
+            assertNull(index.latest());
+            for (String candidate : List.of("a", "b", "a", "c")) {
+                index.append(candidate);
+            }
+            backend.setCurrentKey(2L);
+            index.append("other key");
+            backend.setCurrentKey(1L);
+            assertEquals(4, index.count());
+            assertEquals("c", index.latest());
+            assertTrue(index.retract("a"));
+            assertEquals(List.of("b", "a", "c"), list(index.candidates()));
+            assertTrue(index.retract("c"));
+            assertEquals("a", index.latest());
+            assertFalse(index.retract("never appended"));
+            index.clear();
+            assertEquals(0, index.count());
+            assertNull(index.latest());
+            backend.setCurrentKey(2L);
+            assertEquals(List.of("other key"), list(index.candidates()));
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    private static String candidate(int i) {
+        return String.format("candidate-%05d-with-a-payload-of-some-length", i);
+    }
+
+    @Test
+    void tenThousandCandidatesUnderOneKeySurviveACheckpointAndRetraction() throws Exception {
+        int candidates = 10_000;
+        int survivor = 4_321;
+        KeyedStateHandle checkpoint;
+        StreamFusionKeyedStateBackend<Long> backend = backend("source", all(), List.of());
+        try {
+            CandidateIndexState<String> index = index(backend);
+            backend.setCurrentKey(7L);
+            for (int i = 0; i < candidates; i++) {
+                index.append(candidate(i));
+            }
+            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+        } finally {
+            backend.dispose();
+        }
+        StreamFusionKeyedStateBackend<Long> restored = backend("restored", all(), List.of(checkpoint));
+        try {
+            CandidateIndexState<String> index = index(restored);
+            restored.setCurrentKey(7L);
+            assertEquals(candidates, index.count());
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < candidates; i++) {
+                if (i != survivor) {
+                    order.add(i);
+                }
+            }
+            Collections.shuffle(order, new Random(42));
+            for (int i : order) {
+                assertTrue(index.retract(candidate(i)), "candidate " + i);
+            }
+            assertEquals(1, index.count());
+            assertEquals(candidate(survivor), index.latest());
+            assertEquals(List.of(candidate(survivor)), list(index.candidates()));
+
+            // No access ever loads more than one candidate: the largest stored value is one.
+            int largest = 0;
+            EntryBatchReader entries = new EntryBatchReader(
+                    restored.nativeColumns().get("candidates").scanPrefix(new byte[0], null, 64 << 20));
+            while (entries.advance()) {
+                largest = Math.max(largest, entries.value().length);
+            }
+            assertTrue(largest < 100, "largest stored value " + largest);
+        } finally {
+            restored.dispose();
+        }
+        // The same candidates as one heap list value are far beyond the 16 KiB budget.
+        List<String> all = new ArrayList<>();
+        for (int i = 0; i < candidates; i++) {
+            all.add(candidate(i));
+        }
+        DataOutputSerializer out = new DataOutputSerializer(1 << 20);
+        new ListSerializer<>(StringSerializer.INSTANCE).serialize(all, out);
+        assertTrue(out.length() > 20 * BUDGET_BYTES, "a list of them takes " + out.length() + " bytes");
+    }
+
+    @Test
+    void eachKeyFollowsItsKeyGroupOnRescalingAndCanonicalSavepointsAreMapState() throws Exception {
+        long lowKey = keyInGroups(0, 63);
+        long highKey = keyInGroups(64, 127);
+        KeyedStateHandle checkpoint;
+        KeyedStateHandle savepoint;
+        StreamFusionKeyedStateBackend<Long> backend = backend("source", all(), List.of());
+        try {
+            CandidateIndexState<String> index = index(backend);
+            for (long key : new long[] {lowKey, highKey}) {
+                backend.setCurrentKey(key);
+                index.append("first of " + key);
+                index.append("last of " + key);
+            }
+            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            savepoint = TestSnapshots.canonicalSavepoint(backend, 2, TestSnapshots.fileStreams(new File(dir, "storage"), 2));
+        } finally {
+            backend.dispose();
+        }
+        StreamFusionKeyedStateBackend<Long> lower = backend("lower", new KeyGroupRange(0, 63), List.of(checkpoint));
+        try {
+            CandidateIndexState<String> index = index(lower);
+            lower.setCurrentKey(lowKey);
+            assertEquals("last of " + lowKey, index.latest());
+            assertEquals(2, index.count());
+            // The other key's entries were clipped away with its key groups.
+            assertEquals(1 + 2 + 2, lower.nativeColumns().get("candidates").countEntries());
+        } finally {
+            lower.dispose();
+        }
+        // Flink's heap backend reads the index from a canonical savepoint as ordinary map state.
+        CheckpointableKeyedStateBackend<Long> heap = heapBackend(List.of(savepoint));
+        try {
+            MapState<byte[], byte[]> entries = heap.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                    new MapStateDescriptor<>("candidates", BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+            heap.setCurrentKey(highKey);
+            assertEquals(1 + 2 + 2, list(entries.keys()).size());
+        } finally {
+            heap.dispose();
+        }
+    }
+
+    private static long keyInGroups(int first, int last) {
+        for (long key = 0; ; key++) {
+            int group = KeyGroupRangeAssignment.assignToKeyGroup(key, TestKeyedBackends.KEY_GROUPS);
+            if (group >= first && group <= last) {
+                return key;
+            }
+        }
+    }
+
+    private CheckpointableKeyedStateBackend<Long> heapBackend(List<KeyedStateHandle> handles) throws Exception {
+        return new HashMapStateBackend().createKeyedStateBackend(
+                new KeyedStateBackendParametersImpl<>(
+                        env, new JobID(), "heap", LongSerializer.INSTANCE, TestKeyedBackends.KEY_GROUPS, all(),
+                        env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(),
+                        (name, value) -> {}, handles, new CloseableRegistry(), 1.0));
+    }
+}
