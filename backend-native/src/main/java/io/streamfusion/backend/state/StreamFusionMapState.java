@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.EntryBatchReader;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -185,56 +184,33 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             byte[] prefix, TypeSerializer<UK> keySerializer, TypeSerializer<UV> valueSerializer) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer();
         List<Map.Entry<UK, UV>> entries = new ArrayList<>();
-        byte[] resumeAfter = null;
-        while (true) {
-            byte[] batch = column.scanPrefix(prefix, resumeAfter, ITERATION_BATCH_BYTES);
-            EntryBatchReader reader = new EntryBatchReader(batch);
-            while (reader.advance()) {
-                in.setBuffer(reader.key(), prefix.length, reader.key().length - prefix.length);
-                UK userKey = keySerializer.deserialize(in);
-                in.setBuffer(reader.value());
-                UV userValue = in.readBoolean() ? null : valueSerializer.deserialize(in);
-                entries.add(new AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
-                resumeAfter = reader.key();
-            }
-            if (batch.length < ITERATION_BATCH_BYTES) {
-                return entries;
-            }
+        PrefixEntries raw = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
+        while (raw.hasNext()) {
+            PrefixEntries.Entry entry = raw.next();
+            in.setBuffer(entry.key(), prefix.length, entry.key().length - prefix.length);
+            UK userKey = keySerializer.deserialize(in);
+            in.setBuffer(entry.value());
+            UV userValue = in.readBoolean() ? null : valueSerializer.deserialize(in);
+            entries.add(new AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
         }
+        return entries;
     }
 
     /** Entries under one prefix, fetched batch by batch; supports remove and setValue. */
     private final class EntryIterator implements Iterator<Map.Entry<UK, UV>> {
         private final byte[] prefix;
+        private final PrefixEntries raw;
         private final DataInputDeserializer in = new DataInputDeserializer();
-        private final List<MapEntry> buffered = new ArrayList<>();
-        private int position;
-        private byte[] resumeAfter;
-        private boolean exhausted;
         private MapEntry lastReturned;
 
         EntryIterator(byte[] prefix) {
             this.prefix = prefix;
+            this.raw = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
         }
 
         @Override
         public boolean hasNext() {
-            if (position < buffered.size()) {
-                return true;
-            }
-            if (exhausted) {
-                return false;
-            }
-            buffered.clear();
-            position = 0;
-            byte[] batch = column.scanPrefix(prefix, resumeAfter, ITERATION_BATCH_BYTES);
-            exhausted = batch.length < ITERATION_BATCH_BYTES;
-            EntryBatchReader reader = new EntryBatchReader(batch);
-            while (reader.advance()) {
-                buffered.add(new MapEntry(reader.key(), reader.value()));
-                resumeAfter = reader.key();
-            }
-            return !buffered.isEmpty();
+            return raw.hasNext();
         }
 
         @Override
@@ -242,7 +218,8 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             if (!hasNext()) {
                 throw new NoSuchElementException("No more entries in map state " + column.stateName());
             }
-            lastReturned = buffered.get(position++);
+            PrefixEntries.Entry entry = raw.next();
+            lastReturned = new MapEntry(entry.key(), entry.value());
             return lastReturned;
         }
 
