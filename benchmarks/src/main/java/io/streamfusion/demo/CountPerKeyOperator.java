@@ -67,7 +67,9 @@ public final class CountPerKeyOperator extends AbstractStreamOperator<Tuple2<Lon
 
     @Override
     public void close() throws Exception {
-        if (getKeyedStateBackend() instanceof AbstractKeyedStateBackend) {
+        // Flink also closes an operator whose state could not be initialized (open() never ran,
+        // and asking for the keyed backend would throw): there is nothing to report then.
+        if (entriesAtClose != null && getKeyedStateBackend() instanceof AbstractKeyedStateBackend) {
             // Counted by the backend itself: on StreamFusion this is a native scan.
             entriesAtClose.add(((AbstractKeyedStateBackend<?>) getKeyedStateBackend()).numKeyValueStateEntries());
         }
