@@ -37,3 +37,13 @@ mvn_run() {
 flink_jvm_opens() {
   sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' pom.xml
 }
+
+# The plugin jar users put into Flink's lib/, as `mvn package` leaves it.
+plugin_jar() {
+  ls backend-native/target/streamfusion-backend-native-*-plugin.jar
+}
+
+# The benchmarks jar, which carries the demo jobs submitted to a cluster.
+benchmarks_jar() {
+  ls benchmarks/target/streamfusion-benchmarks-*.jar | grep -v -e '-sources' -e '-tests' | head -1
+}

@@ -1,5 +1,9 @@
 package io.streamfusion.cluster;
 
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -250,6 +254,64 @@ public final class LocalFlinkCluster implements AutoCloseable {
         }
     }
 
+
+    /**
+     * Settings from the system properties that bin/ scripts and failsafe set: {@code
+     * streamfusion.plugin.jar}, {@code streamfusion.jvm.opens}, and this JVM's class path.
+     */
+    public static Settings settingsFromSystemProperties(
+            Path workDir, int taskManagers, int slotsPerTaskManager, Map<String, String> extraConfig) {
+        File plugin = new File(requiredProperty("streamfusion.plugin.jar"));
+        if (!plugin.isFile()) {
+            throw new IllegalStateException("The plugin jar " + plugin + " does not exist; build it with mvn package");
+        }
+        return new Settings(
+                workDir,
+                clusterClassPath(System.getProperty("java.class.path"), plugin),
+                List.of(requiredProperty("streamfusion.jvm.opens").trim().split("\\s+")),
+                taskManagers,
+                slotsPerTaskManager,
+                "256m",
+                extraConfig);
+    }
+
+    /**
+     * A client environment for this cluster that ships the job classes in the jar named by
+     * {@code streamfusion.job.jar}, checkpointing every 500 ms.
+     */
+    public StreamExecutionEnvironment environment(int parallelism, Configuration extra) {
+        Configuration config = new Configuration(extra);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(500));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(
+                "localhost", restPort, config, requiredProperty("streamfusion.job.jar"));
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    private static String requiredProperty(String name) {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException(
+                    "System property " + name + " is not set: start through bin/cluster, bin/demo --cluster, or"
+                            + " mvn -Pcluster-tests verify");
+        }
+        return value;
+    }
+
+    /**
+     * What {@code bin/cluster} runs: a cluster of two TaskManagers with two slots each, until
+     * the process is interrupted.
+     */
+    public static void main(String[] args) throws Exception {
+        Path workDir = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("streamfusion-cluster-");
+        LocalFlinkCluster cluster = start(settingsFromSystemProperties(workDir, 2, 2, Map.of()));
+        Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
+        System.out.println("StreamFusion session cluster running: REST API at http://localhost:" + cluster.restPort()
+                + ", state.backend.type: streamfusion, checkpoints in " + cluster.checkpointDir()
+                + ", logs in " + workDir.resolve("logs") + ". Submit with flink run -m localhost:" + cluster.restPort()
+                + ". Ctrl-C stops it.");
+        Thread.currentThread().join();
+    }
 
     /** Keeps only class-path entries a Flink distribution's lib/ would hold, plus the plugin jar. */
     public static String clusterClassPath(String testClassPath, File pluginJar) {

@@ -36,7 +36,7 @@ class DiskTroubleClusterIT {
                 "state.backend.streamfusion.localdir", notADirectory.resolve("state").toString(),
                 "restart-strategy.fixed-delay.attempts", "2");
         try (LocalFlinkCluster cluster = ClusterTestSupport.start(dir, 1, 1, config)) {
-            StreamExecutionEnvironment env = ClusterTestSupport.environment(cluster, 1, new Configuration());
+            StreamExecutionEnvironment env = cluster.environment(1, new Configuration());
             ClusterCountJob.build(env, 1_000, 10, 1_000, Files.createDirectories(dir.resolve("output")));
             JobClient job = env.executeAsync("streamfusion-disk-trouble");
             ExecutionException failure =

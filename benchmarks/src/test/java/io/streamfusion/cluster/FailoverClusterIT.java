@@ -37,7 +37,7 @@ class FailoverClusterIT {
         Path output = Files.createDirectories(dir.resolve("output"));
         // One slot per TaskManager: each holds one of the two subtasks, so the kill hits the job.
         try (LocalFlinkCluster cluster = ClusterTestSupport.start(dir, 2, 1, Map.of())) {
-            StreamExecutionEnvironment env = ClusterTestSupport.environment(cluster, 2, new Configuration());
+            StreamExecutionEnvironment env = cluster.environment(2, new Configuration());
             ClusterCountJob.build(env, EVENTS, KEYS, 1_500, output);
             JobClient job = env.executeAsync("streamfusion-failover");
             String id = job.getJobID().toHexString();

@@ -35,7 +35,7 @@ class LargeStateClusterIT {
         Path localState = dir.resolve("local-state");
         Map<String, String> config = Map.of("state.backend.streamfusion.localdir", localState.toString());
         try (LocalFlinkCluster cluster = ClusterTestSupport.start(dir, 2, 1, config)) {
-            StreamExecutionEnvironment env = ClusterTestSupport.environment(cluster, 2, new Configuration());
+            StreamExecutionEnvironment env = cluster.environment(2, new Configuration());
             LargeStateJob.build(env, KEYS, VALUE_BYTES);
             JobClient job = env.executeAsync("streamfusion-large-state");
             long[] peakRss = new long[2];

@@ -56,7 +56,7 @@ class RescaleClusterIT {
         if (restoreFrom != null) {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
         }
-        StreamExecutionEnvironment env = ClusterTestSupport.environment(cluster, parallelism, config);
+        StreamExecutionEnvironment env = cluster.environment(parallelism, config);
         ClusterCountJob.build(env, EVENTS, KEYS, 1_200, output);
         return env.executeAsync("streamfusion-rescale-p" + parallelism);
     }
