@@ -90,6 +90,10 @@ public final class NativeSnapshotStrategy<K>
     @Override
     public NativeSnapshotResources syncPrepareResources(long checkpointId) throws Exception {
         long start = System.nanoTime();
+        // Taken before the native checkpoint, so that nothing can fail after it but the
+        // checkpoint itself; the task thread registers no state in between.
+        List<StateMetaInfoSnapshot> metaInfos = stateMetaInfos.get();
+        Map<String, UploadedFile> reusable = confirmedFiles == null ? Map.of() : confirmedFiles.reusable();
         File target = new File(workingDirectory, "chk-" + checkpointId + "-" + directorySequence.incrementAndGet());
         SnapshotDirectory directory = SnapshotDirectory.temporary(target);
         try (ResourceGuard.Lease ignored = storeGuard.acquireResource()) {
@@ -98,8 +102,7 @@ public final class NativeSnapshotStrategy<K>
             directory.cleanup();
             throw e;
         }
-        Map<String, UploadedFile> reusable = confirmedFiles == null ? Map.of() : confirmedFiles.reusable();
-        NativeSnapshotResources resources = new NativeSnapshotResources(directory, stateMetaInfos.get(), reusable);
+        NativeSnapshotResources resources = new NativeSnapshotResources(directory, metaInfos, reusable);
         timings.recordSync(start);
         return resources;
     }
