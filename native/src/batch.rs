@@ -1,8 +1,10 @@
 //! The entry-batch encoding used to move many key/value entries across JNI in one call.
 //!
 //! An entry is `[u32 state index][u32 key length][key][u32 value length][value]`, all integers
-//! big-endian, entries back to back. The Java twin is `EntryBatchCodec`; change both together
-//! and bump [`crate::abi::ABI_VERSION`].
+//! big-endian, entries back to back. A value length of [`ABSENT`], with no value bytes,
+//! makes the entry a delete of its key; only batches written to the store carry deletes. The
+//! Java twins are `EntryBatchWriter` and `EntryBatchReader`; change them together and bump
+//! [`crate::abi::ABI_VERSION`].
 
 use crate::error::{NativeError, Result};
 
@@ -11,7 +13,8 @@ use crate::error::{NativeError, Result};
 pub struct Entry<'a> {
     pub state_index: u32,
     pub key: &'a [u8],
-    pub value: &'a [u8],
+    /// `None` for a delete.
+    pub value: Option<&'a [u8]>,
 }
 
 /// Appends one entry to `out`.
@@ -22,6 +25,15 @@ pub fn encode_entry(out: &mut Vec<u8>, state_index: u32, key: &[u8], value: &[u8
     out.extend_from_slice(key);
     out.extend_from_slice(&(value.len() as u32).to_be_bytes());
     out.extend_from_slice(value);
+}
+
+/// Appends a delete of `key` to `out`.
+pub fn encode_delete(out: &mut Vec<u8>, state_index: u32, key: &[u8]) {
+    out.reserve(12 + key.len());
+    out.extend_from_slice(&state_index.to_be_bytes());
+    out.extend_from_slice(&(key.len() as u32).to_be_bytes());
+    out.extend_from_slice(key);
+    out.extend_from_slice(&ABSENT.to_be_bytes());
 }
 
 /// Iterates the entries of an encoded batch, failing on the first malformed one.
@@ -63,8 +75,10 @@ impl<'a> Iterator for Decoder<'a> {
             let state_index = self.take_u32("state index")?;
             let key_len = self.take_u32("key length")? as usize;
             let key = self.take_bytes(key_len, "key")?;
-            let value_len = self.take_u32("value length")? as usize;
-            let value = self.take_bytes(value_len, "value")?;
+            let value = match self.take_u32("value length")? {
+                ABSENT => None,
+                value_len => Some(self.take_bytes(value_len as usize, "value")?),
+            };
             Ok(Entry { state_index, key, value })
         };
         let result = entry();
@@ -100,7 +114,7 @@ impl<'a> Iterator for KeyDecoder<'a> {
     }
 }
 
-/// Marks an absent value in a value list.
+/// A value length that stands for no value: absent in a value list, a delete in an entry batch.
 pub const ABSENT: u32 = u32::MAX;
 
 /// Appends one optional value to a value list: `[u32 length or ABSENT][value]`.
@@ -127,10 +141,21 @@ mod tests {
         assert_eq!(
             entries,
             vec![
-                Entry { state_index: 3, key: b"key", value: b"value" },
-                Entry { state_index: 0, key: b"", value: b"" },
+                Entry { state_index: 3, key: b"key", value: Some(b"value") },
+                Entry { state_index: 0, key: b"", value: Some(b"") },
             ]
         );
+    }
+
+    #[test]
+    fn deletes_round_trip_between_puts() {
+        let mut buf = Vec::new();
+        encode_entry(&mut buf, 0, b"a", b"1");
+        encode_delete(&mut buf, 1, b"b");
+        encode_entry(&mut buf, 0, b"c", b"");
+        let entries: Vec<_> = decode(&buf).collect::<Result<_>>().unwrap();
+        assert_eq!(entries[1], Entry { state_index: 1, key: b"b", value: None });
+        assert_eq!(entries[2], Entry { state_index: 0, key: b"c", value: Some(b"") });
     }
 
     #[test]

@@ -153,7 +153,7 @@ mod tests {
             }
             for e in batch::decode(&bytes) {
                 let e = e.unwrap();
-                all.push((e.state_index, e.key.to_vec(), e.value.to_vec()));
+                all.push((e.state_index, e.key.to_vec(), e.value.unwrap().to_vec()));
             }
         }
     }

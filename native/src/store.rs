@@ -89,8 +89,8 @@ impl KeyedStore {
         &self.db
     }
 
-    /// Writes every entry of an encoded batch in one RocksDB write. Each entry's state index
-    /// picks the column from `columns`.
+    /// Writes every entry of an encoded batch (puts and deletes) in one atomic RocksDB write.
+    /// Each entry's state index picks the column from `columns`.
     pub fn apply_batch(&self, columns: &[&StateColumn], encoded: &[u8]) -> Result<usize> {
         let mut batch = WriteBatch::default();
         let mut count = 0;
@@ -104,7 +104,10 @@ impl KeyedStore {
                 ))
             })?;
             column.check_store(self)?;
-            batch.put_cf(&column.cf, entry.key, entry.value);
+            match entry.value {
+                Some(value) => batch.put_cf(&column.cf, entry.key, value),
+                None => batch.delete_cf(&column.cf, entry.key),
+            }
             count += 1;
         }
         self.db.write_opt(batch, &self.options.write)?;
@@ -367,21 +370,20 @@ impl StateColumn {
         Ok(out)
     }
 
-    /// The entry with the greatest key starting with `prefix`, encoded as a one-entry batch
-    /// (state index 0), or `None` if there is none.
-    pub fn last_with_prefix(&self, prefix: &[u8]) -> Result<Option<Vec<u8>>> {
-        let mut it = self.prefix_iterator(prefix);
+    /// The greatest key that starts with `prefix` and, if `before` is given, is below it.
+    pub fn last_key_with_prefix(&self, prefix: &[u8], before: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
+        let mut read = ReadOptions::default();
+        match (before, prefix_upper_bound(prefix)) {
+            (Some(before), Some(bound)) => read.set_iterate_upper_bound(before.min(&bound[..]).to_vec()),
+            (Some(before), None) => read.set_iterate_upper_bound(before.to_vec()),
+            (None, Some(bound)) => read.set_iterate_upper_bound(bound),
+            (None, None) => {}
+        }
+        let mut it = self.store.db.raw_iterator_cf_opt(&self.cf, read);
         // RocksDB's SeekToLast honours the iterate upper bound: it lands on the last key below
-        // the prefix's bound, which starts with the prefix if any key does.
+        // it, which starts with the prefix if any such key does.
         it.seek_to_last();
-        let found = match (it.key(), it.value()) {
-            (Some(key), Some(value)) if key.starts_with(prefix) => {
-                let mut out = Vec::with_capacity(key.len() + value.len() + 12);
-                batch::encode_entry(&mut out, 0, key, value);
-                Some(out)
-            }
-            _ => None,
-        };
+        let found = it.key().filter(|key| key.starts_with(prefix)).map(<[u8]>::to_vec);
         it.status()?;
         Ok(found)
     }
@@ -490,18 +492,32 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn last_with_prefix_finds_the_greatest_key_of_the_prefix_only() {
+    fn last_key_with_prefix_stays_in_the_prefix_and_below_the_bound() {
         let dir = tempfile::tempdir().unwrap();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let column = StateColumn::open(&store, "c").unwrap();
-        column.put(b"a1", b"x").unwrap();
-        column.put(b"a2", b"y").unwrap();
-        column.put(b"b1", b"z").unwrap();
-        let mut expected = Vec::new();
-        batch::encode_entry(&mut expected, 0, b"a2", b"y");
-        assert_eq!(column.last_with_prefix(b"a").unwrap(), Some(expected));
-        assert_eq!(column.last_with_prefix(b"c").unwrap(), None);
-        assert_eq!(column.last_with_prefix(b"0").unwrap(), None);
+        for key in [&b"a1"[..], b"a2", b"a3", b"b1"] {
+            column.put(key, b"v").unwrap();
+        }
+        assert_eq!(column.last_key_with_prefix(b"a", None).unwrap(), Some(b"a3".to_vec()));
+        assert_eq!(column.last_key_with_prefix(b"a", Some(b"a3")).unwrap(), Some(b"a2".to_vec()));
+        assert_eq!(column.last_key_with_prefix(b"a", Some(b"a1")).unwrap(), None);
+        assert_eq!(column.last_key_with_prefix(b"c", None).unwrap(), None);
+        assert_eq!(column.last_key_with_prefix(b"0", None).unwrap(), None);
+    }
+
+    #[test]
+    fn apply_batch_puts_and_deletes_in_one_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column = StateColumn::open(&store, "c").unwrap();
+        column.put(b"old", b"x").unwrap();
+        let mut buf = Vec::new();
+        batch::encode_delete(&mut buf, 0, b"old");
+        batch::encode_entry(&mut buf, 0, b"new", b"y");
+        assert_eq!(store.apply_batch(&[&column], &buf).unwrap(), 2);
+        assert!(column.get(b"old").unwrap().is_none());
+        assert_eq!(&*column.get(b"new").unwrap().unwrap(), b"y");
     }
 
     #[test]

@@ -414,19 +414,21 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_colu
     })
 }
 
-/// The last entry under `prefix` as a one-entry batch, or null.
+/// The greatest key under `prefix` (and below `before`, unless null), or null.
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_lastWithPrefix(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_lastKeyWithPrefix(
     mut env: JNIEnv,
     _class: JClass,
     column: jlong,
     prefix: JByteArray,
+    before: JByteArray,
 ) -> jbyteArray {
     call(&mut env, std::ptr::null_mut(), |env| {
         let column = unsafe { borrow::<StateColumn>(column)? };
         let prefix = env.convert_byte_array(&prefix)?;
-        match column.last_with_prefix(&prefix)? {
-            Some(entry) => to_java(env, &entry),
+        let before = if before.is_null() { None } else { Some(env.convert_byte_array(&before)?) };
+        match column.last_key_with_prefix(&prefix, before.as_deref())? {
+            Some(key) => to_java(env, &key),
             None => Ok(std::ptr::null_mut()),
         }
     })

@@ -45,7 +45,7 @@ final class NativeMethods {
 
     static native long deletePrefix(long column, byte[] prefix);
 
-    static native byte[] lastWithPrefix(long column, byte[] prefix);
+    static native byte[] lastKeyWithPrefix(long column, byte[] prefix, byte[] before);
 
     static native byte[] multiGet(long column, byte[] keyList);
 

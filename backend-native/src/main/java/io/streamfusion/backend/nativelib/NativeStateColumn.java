@@ -52,10 +52,10 @@ public final class NativeStateColumn extends NativeHandle {
     }
 
     /** Deletes every entry whose key starts with {@code prefix}; returns how many. */
-    /** The entry with the greatest key under {@code prefix}, as a one-entry batch, or null. */
+    /** The greatest key under {@code prefix} that is below {@code before} (if not null), or null. */
     @Nullable
-    public byte[] lastWithPrefix(byte[] prefix) {
-        return NativeMethods.lastWithPrefix(handle(), prefix);
+    public byte[] lastKeyWithPrefix(byte[] prefix, @Nullable byte[] before) {
+        return NativeMethods.lastKeyWithPrefix(handle(), prefix, before);
     }
 
     public long deletePrefix(byte[] prefix) {

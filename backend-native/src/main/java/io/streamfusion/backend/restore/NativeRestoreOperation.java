@@ -13,7 +13,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -88,7 +87,8 @@ public final class NativeRestoreOperation<K> {
             throw new IOException("Could not create the store directory " + storeDirectory);
         }
         NativeSnapshotMeta baseMeta = readMeta(base);
-        download(base, baseMeta, storeDirectory);
+        Map<String, SnapshotFileEntry> baseManifest = manifestByName(baseMeta);
+        download(base, baseManifest, storeDirectory);
         NativeStore store = NativeStore.open(storeDirectory, memory);
         try {
             Map<String, StateMetaInfoSnapshot> states = new LinkedHashMap<>();
@@ -113,7 +113,7 @@ public final class NativeRestoreOperation<K> {
                     store,
                     List.copyOf(states.values()),
                     base.getBackendIdentifier(),
-                    new ConfirmedSnapshotFiles(base.getCheckpointId(), restoredSharedFiles(base, baseMeta)));
+                    new ConfirmedSnapshotFiles(base.getCheckpointId(), restoredSharedFiles(base, baseManifest)));
         } catch (Throwable t) {
             IOUtils.closeQuietly(store);
             throw t;
@@ -131,7 +131,7 @@ public final class NativeRestoreOperation<K> {
             if (!temporary.mkdirs()) {
                 throw new IOException("Could not create the temporary restore directory " + temporary);
             }
-            download(handle, meta, temporary);
+            download(handle, manifestByName(meta), temporary);
             long copied = store.copyKeyRange(temporary, KeyGroupKeyRanges.of(owned, keyGroupPrefixBytes));
             LOG.debug("Copied {} entries of key groups {} from checkpoint {}", copied, owned, handle.getCheckpointId());
         } finally {
@@ -142,23 +142,13 @@ public final class NativeRestoreOperation<K> {
     private NativeSnapshotMeta readMeta(IncrementalRemoteKeyedStateHandle handle) throws Exception {
         String source = "meta " + SnapshotFileNames.describe(handle.getMetaDataStateHandle())
                 + " of checkpoint " + handle.getCheckpointId();
-        NativeSnapshotMeta meta;
-        FSDataInputStream in;
-        try {
-            in = handle.getMetaDataStateHandle().openInputStream();
-        } catch (IOException e) {
-            throw new IOException("The " + source + " is missing or unreadable: " + e + ". " + SnapshotFileNames.WHAT_TO_DO, e);
-        }
-        cancelRegistry.registerCloseable(in);
-        try {
-            meta = NativeSnapshotMetaReader.read(in, userCodeClassLoader, source);
-        } catch (SnapshotFormatException e) {
-            throw new IOException(e.getMessage() + " " + SnapshotFileNames.WHAT_TO_DO, e);
-        } finally {
-            if (cancelRegistry.unregisterCloseable(in)) {
-                IOUtils.closeQuietly(in);
+        NativeSnapshotMeta meta = SnapshotFileDownloader.read(handle.getMetaDataStateHandle(), "The " + source, cancelRegistry, in -> {
+            try {
+                return NativeSnapshotMetaReader.read(in, userCodeClassLoader, source);
+            } catch (SnapshotFormatException e) {
+                throw new IOException(e.getMessage() + " " + SnapshotFileNames.WHAT_TO_DO, e);
             }
-        }
+        });
         if (meta.keyGroupPrefixBytes() != keyGroupPrefixBytes) {
             throw new IOException(
                     "The " + source + " was written with " + meta.keyGroupPrefixBytes() + "-byte key-group prefixes,"
@@ -191,9 +181,9 @@ public final class NativeRestoreOperation<K> {
      * Downloads every file of {@code handle}, checking each against the manifest, and recreates
      * the empty files that the manifest alone records.
      */
-    private void download(IncrementalRemoteKeyedStateHandle handle, NativeSnapshotMeta meta, File directory)
+    private void download(IncrementalRemoteKeyedStateHandle handle, Map<String, SnapshotFileEntry> manifest, File directory)
             throws IOException {
-        Map<String, SnapshotFileEntry> notYetRestored = manifestByName(meta);
+        Map<String, SnapshotFileEntry> notYetRestored = new HashMap<>(manifest);
         List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
         files.addAll(handle.getPrivateState());
         for (HandleAndLocalPath file : files) {
@@ -225,8 +215,8 @@ public final class NativeRestoreOperation<K> {
         return byName;
     }
 
-    private static List<UploadedFile> restoredSharedFiles(IncrementalRemoteKeyedStateHandle handle, NativeSnapshotMeta meta) {
-        Map<String, SnapshotFileEntry> manifest = manifestByName(meta);
+    private static List<UploadedFile> restoredSharedFiles(
+            IncrementalRemoteKeyedStateHandle handle, Map<String, SnapshotFileEntry> manifest) {
         return handle.getSharedState().stream()
                 .map(file -> {
                     SnapshotFileEntry entry = manifest.get(file.getLocalPath());

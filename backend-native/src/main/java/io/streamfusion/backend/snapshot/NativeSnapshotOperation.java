@@ -6,13 +6,11 @@ import io.streamfusion.snapshot.format.SnapshotFileEntry;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.util.IOUtils;
 
@@ -164,22 +162,16 @@ final class NativeSnapshotOperation<K> {
                         keySerializer.snapshotConfiguration(),
                         resources.stateMetaInfos,
                         manifest);
-        CheckpointStateOutputStream out =
-                streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
-        snapshotRegistry.registerCloseable(out);
-        try {
-            NativeSnapshotMetaWriter.write(meta, out);
-            if (!snapshotRegistry.unregisterCloseable(out)) {
-                throw new IOException("Writing the meta document of snapshot " + checkpointId + " was cancelled");
-            }
-            StreamStateHandle handle = out.closeAndGetHandle();
-            out = null;
-            uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
-            return handle;
-        } finally {
-            if (out != null && snapshotRegistry.unregisterCloseable(out)) {
-                IOUtils.closeQuietly(out);
-            }
-        }
+        return SnapshotFileUploader.write(
+                        "the meta document of snapshot " + checkpointId,
+                        streamFactory,
+                        CheckpointedStateScope.EXCLUSIVE,
+                        snapshotRegistry,
+                        uploaded,
+                        out -> {
+                            NativeSnapshotMetaWriter.write(meta, out);
+                            return null;
+                        })
+                .handle();
     }
 }

@@ -1,5 +1,7 @@
 package io.streamfusion.backend.snapshot;
 
+import io.streamfusion.snapshot.format.ChecksummedCopy;
+
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -11,19 +13,27 @@ import org.apache.flink.util.IOUtils;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.zip.CRC32C;
 
 /**
- * Copies files of a native checkpoint into checkpoint storage, computing each file's CRC32C on
- * the way. Streams are registered with the snapshot's registry, so cancelling the checkpoint
- * stops an upload; every finished upload is registered for discarding with {@code
- * uploadedResources}, which the snapshot closes if it does not complete.
+ * Writes the files of a native snapshot into checkpoint storage: the checkpoint directory's
+ * files, each with its CRC32C computed on the way, and the meta document. Streams are
+ * registered with the snapshot's registry, so cancelling the snapshot stops a write; every
+ * finished file is registered for discarding with {@code uploadedResources}, which the snapshot
+ * closes if it does not complete.
  */
 final class SnapshotFileUploader {
 
-    private static final int BUFFER_BYTES = 64 << 10;
+    /** Writes the contents of one stored file. */
+    @FunctionalInterface
+    interface Contents<T> {
+        T writeTo(OutputStream out) throws IOException;
+    }
+
+    /** A stored file's handle and what writing it returned. */
+    record Written<T>(StreamStateHandle handle, T result) {}
 
     private SnapshotFileUploader() {}
 
@@ -34,34 +44,44 @@ final class SnapshotFileUploader {
             CloseableRegistry snapshotRegistry,
             CloseableRegistry uploadedResources)
             throws IOException {
-        InputStream in = null;
-        CheckpointStateOutputStream out = null;
+        InputStream in = Files.newInputStream(file);
+        snapshotRegistry.registerCloseable(in);
         try {
-            in = Files.newInputStream(file);
-            snapshotRegistry.registerCloseable(in);
-            out = streamFactory.createCheckpointStateOutputStream(scope);
-            snapshotRegistry.registerCloseable(out);
-            CRC32C crc = new CRC32C();
-            byte[] buffer = new byte[BUFFER_BYTES];
-            long size = 0;
-            for (int read; (read = in.read(buffer)) != -1; ) {
-                crc.update(buffer, 0, read);
-                out.write(buffer, 0, read);
-                size += read;
-            }
-            if (!snapshotRegistry.unregisterCloseable(out)) {
-                throw new IOException("Upload of " + file + " was cancelled");
-            }
-            StreamStateHandle handle = out.closeAndGetHandle();
-            out = null;
-            uploadedResources.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
+            Written<ChecksummedCopy.Copied> written = write(
+                    "file " + file, streamFactory, scope, snapshotRegistry, uploadedResources, out -> ChecksummedCopy.copy(in, out));
             return new UploadedFile(
-                    HandleAndLocalPath.of(handle, file.getFileName().toString()), size, (int) crc.getValue());
+                    HandleAndLocalPath.of(written.handle(), file.getFileName().toString()),
+                    written.result().size(),
+                    written.result().crc32c());
         } finally {
             if (snapshotRegistry.unregisterCloseable(in)) {
                 IOUtils.closeQuietly(in);
             }
-            if (snapshotRegistry.unregisterCloseable(out)) {
+        }
+    }
+
+    /** Writes one file of checkpoint storage with {@code contents}. */
+    static <T> Written<T> write(
+            String what,
+            CheckpointStreamFactory streamFactory,
+            CheckpointedStateScope scope,
+            CloseableRegistry snapshotRegistry,
+            CloseableRegistry uploadedResources,
+            Contents<T> contents)
+            throws IOException {
+        CheckpointStateOutputStream out = streamFactory.createCheckpointStateOutputStream(scope);
+        snapshotRegistry.registerCloseable(out);
+        try {
+            T result = contents.writeTo(out);
+            if (!snapshotRegistry.unregisterCloseable(out)) {
+                throw new IOException("Writing " + what + " to checkpoint storage was cancelled");
+            }
+            StreamStateHandle handle = out.closeAndGetHandle();
+            out = null;
+            uploadedResources.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
+            return new Written<>(handle, result);
+        } finally {
+            if (out != null && snapshotRegistry.unregisterCloseable(out)) {
                 IOUtils.closeQuietly(out);
             }
         }

@@ -2,7 +2,6 @@ package io.streamfusion.backend.state;
 
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.EntryBatchReader;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.NativeStateColumn;
 
@@ -34,9 +33,9 @@ import java.util.Map;
  * </ul>
  *
  * Each kind has its own user-key length, so the length prefix that Flink's byte-array
- * serializer writes keeps the kinds apart and sequences in order. Append, latest and most
- * retractions are a few point reads and one write batch; only retracting the latest candidate
- * seeks backwards for the one before it. No operation reads more than one candidate.
+ * serializer writes keeps the kinds apart and sequences in order. Append and retract are a few
+ * point reads and one atomic write batch; only retracting the latest candidate also seeks
+ * backwards for the one before it. No operation reads more than one candidate.
  */
 public final class StreamFusionCandidateIndexState<K, V>
         extends AbstractStreamFusionState<K, VoidNamespace, Map<byte[], byte[]>> implements CandidateIndexState<V> {
@@ -74,7 +73,7 @@ public final class StreamFusionCandidateIndexState<K, V>
         batch.add(0, candidateKey(base, sequence), mapValue(value));
         batch.add(0, hashKey, mapValue(sequencesValue(withNew)));
         batch.add(0, counterKey(base), counterValue(sequence + 1, counter[1] + 1, sequence));
-        backend.nativeStore().applyBatch(List.of(column), batch.toByteArray());
+        write(batch);
         return sequence;
     }
 
@@ -90,32 +89,37 @@ public final class StreamFusionCandidateIndexState<K, V>
             if (stored == null || !Arrays.equals(payloadOf(stored), value)) {
                 continue; // another value with the same hash
             }
-            column.delete(candidateKey);
             long[] rest = new long[sameHash.length - 1];
             System.arraycopy(sameHash, 0, rest, 0, i);
             System.arraycopy(sameHash, i + 1, rest, i, rest.length - i);
-            if (rest.length == 0) {
-                column.delete(hashKey);
-            } else {
-                column.put(hashKey, mapValue(sequencesValue(rest)));
-            }
             long[] counter = readCounter(base);
-            long latest = counter[2] == sameHash[i] ? latestSequence(base) : counter[2];
-            column.put(counterKey(base), counterValue(counter[0], counter[1] - 1, latest));
+            long latest = counter[2] == sameHash[i] ? latestSequenceBefore(base, sameHash[i]) : counter[2];
+            batch.clear();
+            batch.addDelete(0, candidateKey);
+            if (rest.length == 0) {
+                batch.addDelete(0, hashKey);
+            } else {
+                batch.add(0, hashKey, mapValue(sequencesValue(rest)));
+            }
+            batch.add(0, counterKey(base), counterValue(counter[0], counter[1] - 1, latest));
+            write(batch);
             return true;
         }
         return false;
     }
 
-    /** The sequence of the last stored candidate, found by one reverse seek; -1 if none. */
-    private long latestSequence(byte[] base) {
-        byte[] last = column.lastWithPrefix(kindPrefix(base, CANDIDATE));
-        if (last == null) {
-            return -1;
-        }
-        EntryBatchReader reader = new EntryBatchReader(last);
-        reader.advance();
-        return ByteBuffer.wrap(reader.key(), reader.key().length - Long.BYTES, Long.BYTES).getLong();
+    /** One atomic write of the batch's puts and deletes. */
+    private void write(EntryBatchWriter entries) {
+        backend.nativeStore().applyBatch(List.of(column), entries.toByteArray());
+    }
+
+    /**
+     * The sequence of the last candidate before {@code latest}, which is being retracted, found
+     * by one reverse seek below it; -1 if none.
+     */
+    private long latestSequenceBefore(byte[] base, long latest) {
+        byte[] key = column.lastKeyWithPrefix(kindPrefix(base, CANDIDATE), candidateKey(base, latest));
+        return key == null ? -1 : ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
     }
 
     @Nullable
