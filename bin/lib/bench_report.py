@@ -3,7 +3,7 @@
 
 Every record: suite, case, backend, metric, value (median over measurement iterations), min,
 max, runs, and the command and date that produced it. JMH result files are converted; files
-named *.records.json already hold records (the snapshot suite). Suites that this run did not
+named *.records.json already hold records (the snapshot and SQL suites). Suites that this run did not
 measure keep their records from earlier runs. Ratios in the report are StreamFusion over rocksdb
 and over hashmap, both measured in the same run; a metric ending in "/s" is higher-is-better,
 any other (ms, bytes) lower-is-better.
@@ -11,6 +11,7 @@ any other (ms, bytes) lower-is-better.
 import argparse
 import datetime
 import glob
+import html
 import json
 import os
 import platform
@@ -102,7 +103,7 @@ def speedups(records):
 
 
 def svg_chart(rows, path):
-    width, bar_h, gap, left = 760, 16, 10, 260
+    width, bar_h, gap, left = 1000, 16, 10, 470
     height = 40 + len(rows) * (2 * bar_h + gap)
     max_ratio = max([max(x[1], x[2]) for x in rows] + [2.0])
     scale = (width - left - 60) / max_ratio
@@ -112,7 +113,7 @@ def svg_chart(rows, path):
     out.append(f'<line x1="{one:.1f}" y1="28" x2="{one:.1f}" y2="{height - 4}" stroke="#888" stroke-dasharray="4"/>')
     y = 34
     for label, vs_rocks, vs_hash in rows:
-        out.append(f'<text x="10" y="{y + bar_h + 4}">{label}</text>')
+        out.append(f'<text x="10" y="{y + bar_h + 4}">{html.escape(label)}</text>')
         for i, (val, color, name) in enumerate(((vs_rocks, "#d9534f", "rocksdb"), (vs_hash, "#5b9bd5", "hashmap"))):
             yy = y + i * bar_h
             out.append(f'<rect x="{left}" y="{yy}" width="{max(val * scale, 1):.1f}" height="{bar_h - 2}" fill="{color}"/>')
@@ -166,7 +167,7 @@ def write_report(records, meta, doc_path, chart_path):
             lines.append(f"| {case} | {(sf or rk or hm)['metric']} | {cell(sf)} | {cell(rk)} | {cell(hm)} | "
                          f"{'-' if vr is None else f'{vr:.2f}x'} | {'-' if vh is None else f'{vh:.2f}x'} |")
             if vr is not None and vh is not None and higher_better:
-                chart_rows.append((f"{suite}: {case.split()[0]}", vr, vh))
+                chart_rows.append((f"{suite}: {case}", vr, vh))
         lines.append("")
     lines += ["A ratio above 1 means StreamFusion is better: more throughput, or fewer milliseconds",
               "or bytes. Noise: compare each median with its min-max range; a quick run uses one fork",

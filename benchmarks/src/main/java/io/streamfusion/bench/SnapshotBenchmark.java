@@ -257,17 +257,11 @@ public final class SnapshotBenchmark {
     }
 
     private void record(String name, String metric, double... runs) {
-        double[] sorted = runs.clone();
-        Arrays.sort(sorted);
-        double median = sorted.length % 2 == 1
-                ? sorted[sorted.length / 2]
-                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
         String kind = backend.contains("-") ? backend.substring(0, backend.indexOf('-')) : backend;
         String variant = backend.contains("-") ? " variant=" + backend.substring(backend.indexOf('-') + 1) : "";
-        records.add(String.format(Locale.ROOT,
-                "  {\"suite\": \"%s\", \"case\": \"%s keys=%d%s\", \"backend\": \"%s\", \"metric\": \"%s\","
-                        + " \"value\": %.3f, \"min\": %.3f, \"max\": %.3f, \"runs\": %d}",
-                SUITE, name, keys, variant, kind, metric, median, sorted[0], sorted[sorted.length - 1], sorted.length));
-        System.err.printf(Locale.ROOT, "   %-50s %,14.1f %s%n", name, median, metric);
+        records.add(BenchRecord.json(SUITE, name + " keys=" + keys + variant, kind, metric, runs));
+        double[] sorted = runs.clone();
+        Arrays.sort(sorted);
+        System.err.printf(Locale.ROOT, "   %-50s %,14.1f %s%n", name, BenchRecord.median(sorted), metric);
     }
 }

@@ -1,0 +1,29 @@
+package io.streamfusion.bench.sql;
+
+import java.util.Map;
+
+/**
+ * One end-to-end SQL job of the benchmark: the generated input, the sink table, the query, and
+ * the table options it runs with. A workload with {@code rows > 0} is a complete (bounded) job
+ * measured from start to end; otherwise it is an unbounded job measured over fixed windows.
+ */
+public record SqlWorkload(
+        String suite,
+        String caseName,
+        long keys,
+        long groups,
+        int payloadChars,
+        boolean improving,
+        long rows,
+        String sinkDdl,
+        String insertSql,
+        Map<String, String> tableOptions) {
+
+    public boolean bounded() {
+        return rows > 0;
+    }
+
+    GeneratedRows generator() {
+        return new GeneratedRows(groups, keys, improving, payloadChars);
+    }
+}
