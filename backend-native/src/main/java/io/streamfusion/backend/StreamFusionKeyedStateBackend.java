@@ -18,6 +18,8 @@ import io.streamfusion.backend.state.StateColumnKeys;
 import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
 import io.streamfusion.backend.state.StateKinds;
 import io.streamfusion.backend.state.StreamFusionBatchValueState;
+import io.streamfusion.backend.state.CandidateIndexExpiry;
+import io.streamfusion.backend.state.CandidateIndexMemo;
 import io.streamfusion.backend.state.StreamFusionCandidateIndexState;
 import io.streamfusion.backend.state.StreamFusionValueState;
 import io.streamfusion.backend.state.StateValueMigration;
@@ -28,6 +30,7 @@ import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -118,6 +121,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     /** Null when timers live on the heap. */
     @Nullable private final NativePriorityQueueSetFactory nativeQueueFactory;
     private final Map<String, NativeTimerQueue<?>> nativeQueues = new HashMap<>();
+    /** One per candidate index, shared by all its views (see CandidateIndexMemo). */
+    private final Map<String, CandidateIndexMemo> candidateIndexMemos = new HashMap<>();
     private final StreamFusionConfig config;
     /** Identifies this backend's entries in the slot's shared decoded-value cache. */
     private final long cacheOwnerId = NEXT_CACHE_OWNER.incrementAndGet();
@@ -403,8 +408,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     @Override
     @SuppressWarnings("unchecked")
-    public <V> CandidateIndexState<V> getCandidateIndexState(String name, TypeSerializer<V> candidateSerializer)
-            throws Exception {
+    public <V> CandidateIndexState<V> getCandidateIndexState(
+            String name, TypeSerializer<V> candidateSerializer, StateTtlConfig ttlConfig) throws Exception {
         // Registered as an ordinary map state: snapshots, rescaling and savepoints carry it as such.
         getPartitionedState(
                 VoidNamespace.INSTANCE,
@@ -415,7 +420,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 this,
                 registered.column(),
                 (RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>>) registered.keyValueMetaInfo(),
-                candidateSerializer);
+                candidateSerializer,
+                CandidateIndexExpiry.of(ttlConfig, ttlTimeProvider),
+                candidateIndexMemos.computeIfAbsent(name, unused -> new CandidateIndexMemo()));
     }
 
     // ------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import io.streamfusion.backend.nativelib.EntryBatchReader;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -92,6 +94,103 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         } finally {
             backend.dispose();
         }
+    }
+
+    @Test
+    void everyViewOfAnIndexSeesTheOthersWrites() throws Exception {
+        StreamFusionKeyedStateBackend<Long> backend = backend("views", all(), List.of());
+        try {
+            CandidateIndexState<String> first = index(backend);
+            CandidateIndexState<String> second = index(backend);
+            backend.setCurrentKey(1L);
+            first.append("a");
+            assertEquals("a", first.latest());
+            second.append("b");
+            assertEquals("b", first.latest());
+            assertEquals(2, first.count());
+            assertTrue(first.retract("b"));
+            assertEquals("a", second.latest());
+            second.clear();
+            assertNull(first.latest());
+            assertEquals(0, first.count());
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    @Test
+    void aKeysWholeIndexExpiresAfterItsTtlAndIsDeletedOnAccess() throws Exception {
+        long[] now = {0};
+        StreamFusionKeyedStateBackend<Long> backend =
+                TestKeyedBackends.in(env, new File(dir, "ttl")).ttlTime(() -> now[0]).build(LongSerializer.INSTANCE);
+        try {
+            CandidateIndexState<String> index = backend.getCandidateIndexState(
+                    "candidates", StringSerializer.INSTANCE, StateTtlConfig.newBuilder(Duration.ofMillis(100)).build());
+            backend.setCurrentKey(1L);
+            index.append("a");
+            index.append("b");
+            now[0] = 60;
+            backend.setCurrentKey(2L);
+            index.append("c");
+            now[0] = 99;
+            backend.setCurrentKey(1L);
+            assertEquals("b", index.latest());
+
+            now[0] = 100;
+            assertNull(index.latest());
+            assertEquals(0, index.count());
+            assertEquals(List.of(), list(index.candidates()));
+            assertFalse(index.retract("a"));
+            assertEquals(0, rawEntries(backend), "the expired index is deleted, not only hidden");
+            backend.setCurrentKey(2L);
+            assertEquals("c", index.latest(), "written at 60, so alive until 160");
+
+            backend.setCurrentKey(1L);
+            index.append("d");
+            assertEquals(List.of("d"), list(index.candidates()));
+            now[0] = 160;
+            backend.setCurrentKey(2L);
+            assertFalse(index.retract("c"), "expired at 160 even for a retraction");
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    @Test
+    void readsRenewTheTtlOnlyWithOnReadAndWrite() throws Exception {
+        long[] now = {0};
+        StreamFusionKeyedStateBackend<Long> backend =
+                TestKeyedBackends.in(env, new File(dir, "ttl-read")).ttlTime(() -> now[0]).build(LongSerializer.INSTANCE);
+        try {
+            CandidateIndexState<String> renewing = backend.getCandidateIndexState("renewing", StringSerializer.INSTANCE,
+                    StateTtlConfig.newBuilder(Duration.ofMillis(100)).setUpdateType(StateTtlConfig.UpdateType.OnReadAndWrite).build());
+            CandidateIndexState<String> writeOnly = backend.getCandidateIndexState(
+                    "write-only", StringSerializer.INSTANCE, StateTtlConfig.newBuilder(Duration.ofMillis(100)).build());
+            backend.setCurrentKey(1L);
+            renewing.append("r");
+            writeOnly.append("w");
+            now[0] = 80;
+            assertEquals("r", renewing.latest());
+            assertEquals("w", writeOnly.latest());
+            now[0] = 150;
+            assertEquals(1, renewing.count(), "read at 80 renewed it until 180");
+            assertNull(writeOnly.latest(), "reads do not renew OnCreateAndWrite");
+            now[0] = 250;
+            assertNull(renewing.latest(), "last read at 150, expired at 250");
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    /** Entries of the index's backing map state under the current key, read around the index. */
+    private static int rawEntries(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
+        MapState<byte[], byte[]> raw = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                new MapStateDescriptor<>("candidates", BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+        int entries = 0;
+        for (Object ignored : raw.entries()) {
+            entries++;
+        }
+        return entries;
     }
 
     private static String candidate(int i) {

@@ -107,6 +107,11 @@ public final class BackendUnderTest implements AutoCloseable {
         return keyedBackend;
     }
 
+    /** The task environment the backend was built in, for code that needs a runtime context. */
+    public MockEnvironment environment() {
+        return environment;
+    }
+
     @Override
     public void close() throws Exception {
         IOUtils.closeQuietly(keyedBackend);

@@ -21,7 +21,7 @@ import java.util.List;
  * a new candidate, retract the oldest one, read the latest. StreamFusion runs its disk-backed
  * candidate index; {@code rocksdb} and {@code hashmap} run the structure of Flink's legacy
  * {@code SinkUpsertMaterializer}, a {@code ValueState<List>} read and rewritten whole on every
- * change. (Flink's {@code SinkUpsertMaterializerV2} is not compared yet.) Run with few keys
+ * change. {@link SequencedMultiSetBenchmark} runs Flink 2.2's newer structure. Run with few keys
  * ({@code -p keys=10}, as bin/bench does): the point is many candidates per key.
  */
 public class CandidateIndexBenchmark extends KeyedStateBenchmarkBase {

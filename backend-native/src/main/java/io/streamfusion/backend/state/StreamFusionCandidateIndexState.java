@@ -26,8 +26,9 @@ import java.util.Map;
  * nothing of their own. The user keys of one Flink key are:
  *
  * <ul>
- *   <li>{@code [0x00]}: the next sequence number, the count, and the sequence of the latest
- *       candidate (-1 if none), three longs;
+ *   <li>{@code [0x00]}: the next sequence number, the count, the sequence of the latest
+ *       candidate (-1 if none), and the time of the last write (or TTL-refreshing read), four
+ *       longs;
  *   <li>{@code [0x01][sequence]}: a candidate, serialized, in append order;
  *   <li>{@code [0x02][hash]}: the sequences of the candidates with that value hash, ascending.
  * </ul>
@@ -36,6 +37,9 @@ import java.util.Map;
  * serializer writes keeps the kinds apart and sequences in order. Append and retract are a few
  * point reads and one atomic write batch; only retracting the latest candidate also seeks
  * backwards for the one before it. No operation reads more than one candidate.
+ *
+ * <p>Under TTL every operation reads the counter first; an expired index is deleted there, so
+ * nothing after it can see an expired candidate.
  */
 public final class StreamFusionCandidateIndexState<K, V>
         extends AbstractStreamFusionState<K, VoidNamespace, Map<byte[], byte[]>> implements CandidateIndexState<V> {
@@ -45,7 +49,11 @@ public final class StreamFusionCandidateIndexState<K, V>
     private static final byte BY_HASH = 2;
     private static final int ITERATION_BATCH_BYTES = 32 << 10;
 
+    private static final long[] EMPTY_COUNTER = {0, 0, -1, 0};
+
     private final TypeSerializer<V> candidateSerializer;
+    private final CandidateIndexExpiry expiry;
+    private final CandidateIndexMemo memo;
     private final DataInputDeserializer candidateIn = new DataInputDeserializer();
     private final EntryBatchWriter batch = new EntryBatchWriter(256);
 
@@ -53,9 +61,13 @@ public final class StreamFusionCandidateIndexState<K, V>
             StreamFusionKeyedStateBackend<K> backend,
             NativeStateColumn column,
             RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>> metaInfo,
-            TypeSerializer<V> candidateSerializer) {
+            TypeSerializer<V> candidateSerializer,
+            CandidateIndexExpiry expiry,
+            CandidateIndexMemo memo) {
         super(backend, column, metaInfo, null);
         this.candidateSerializer = candidateSerializer;
+        this.expiry = expiry;
+        this.memo = memo;
         setCurrentNamespace(VoidNamespace.INSTANCE);
     }
 
@@ -69,17 +81,24 @@ public final class StreamFusionCandidateIndexState<K, V>
         long[] sameHash = readSequences(hashKey);
         long[] withNew = Arrays.copyOf(sameHash, sameHash.length + 1);
         withNew[sameHash.length] = sequence;
+        long[] next = {sequence + 1, counter[1] + 1, sequence, expiry.now()};
+        byte[] stored = mapValue(value);
         batch.clear();
-        batch.add(0, candidateKey(base, sequence), mapValue(value));
+        batch.add(0, candidateKey(base, sequence), stored);
         batch.add(0, hashKey, mapValue(sequencesValue(withNew)));
-        batch.add(0, counterKey(base), counterValue(sequence + 1, counter[1] + 1, sequence));
+        batch.add(0, counterKey(base), counterValue(next));
         write(batch);
+        memo.remember(base, next, stored);
         return sequence;
     }
 
     @Override
     public boolean retract(V candidate) {
         byte[] base = currentKeyBytes();
+        long[] counter = readCounter(base);
+        if (counter[1] == 0) {
+            return false;
+        }
         byte[] value = serialize(candidate, candidateSerializer);
         byte[] hashKey = hashKey(base, hash(value));
         long[] sameHash = readSequences(hashKey);
@@ -92,8 +111,10 @@ public final class StreamFusionCandidateIndexState<K, V>
             long[] rest = new long[sameHash.length - 1];
             System.arraycopy(sameHash, 0, rest, 0, i);
             System.arraycopy(sameHash, i + 1, rest, i, rest.length - i);
-            long[] counter = readCounter(base);
-            long latest = counter[2] == sameHash[i] ? latestSequenceBefore(base, sameHash[i]) : counter[2];
+            boolean wasLatest = counter[2] == sameHash[i];
+            long latest = wasLatest ? latestSequenceBefore(base, sameHash[i]) : counter[2];
+            byte[] latestStored = wasLatest ? null : memo.latest(base, latest);
+            long[] next = {counter[0], counter[1] - 1, latest, expiry.now()};
             batch.clear();
             batch.addDelete(0, candidateKey);
             if (rest.length == 0) {
@@ -101,8 +122,9 @@ public final class StreamFusionCandidateIndexState<K, V>
             } else {
                 batch.add(0, hashKey, mapValue(sequencesValue(rest)));
             }
-            batch.add(0, counterKey(base), counterValue(counter[0], counter[1] - 1, latest));
+            batch.add(0, counterKey(base), counterValue(next));
             write(batch);
+            memo.remember(base, next, latestStored);
             return true;
         }
         return false;
@@ -126,22 +148,34 @@ public final class StreamFusionCandidateIndexState<K, V>
     @Override
     public V latest() throws IOException {
         byte[] base = currentKeyBytes();
-        long latest = readCounter(base)[2];
+        long[] counter = readCounterForQuery(base);
+        long latest = counter[2];
         if (latest < 0) {
             return null;
         }
-        byte[] stored = column.get(candidateKey(base, latest));
-        return stored == null ? null : deserializeCandidate(stored);
+        byte[] stored = memo.latest(base, latest);
+        if (stored == null) {
+            stored = column.get(candidateKey(base, latest));
+            if (stored == null) {
+                return null;
+            }
+            memo.remember(base, counter, stored);
+        }
+        return deserializeCandidate(stored);
     }
 
     @Override
     public long count() {
-        return readCounter(currentKeyBytes())[1];
+        return readCounterForQuery(currentKeyBytes())[1];
     }
 
     @Override
     public Iterable<V> candidates() {
-        byte[] prefix = kindPrefix(currentKeyBytes(), CANDIDATE);
+        byte[] base = currentKeyBytes();
+        if (readCounterForQuery(base)[1] == 0) {
+            return List.of();
+        }
+        byte[] prefix = kindPrefix(base, CANDIDATE);
         return () -> new Iterator<>() {
             private final PrefixEntries entries = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
 
@@ -164,6 +198,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     @Override
     public void clear() {
         column.deletePrefix(currentKeyBytes());
+        memo.forget();
     }
 
     private V deserializeCandidate(byte[] mapValue) throws IOException {
@@ -171,14 +206,44 @@ public final class StreamFusionCandidateIndexState<K, V>
         return candidateSerializer.deserialize(candidateIn);
     }
 
-    /** Next sequence, count, latest sequence. */
+    /**
+     * Next sequence, count, latest sequence, last access; an expired index is deleted here and
+     * reads as empty.
+     */
     private long[] readCounter(byte[] base) {
+        long[] remembered = memo.counter(base);
+        long[] read = remembered != null ? remembered : readStoredCounter(base);
+        if (expiry.expired(read[3])) {
+            column.deletePrefix(base);
+            read = EMPTY_COUNTER.clone();
+        }
+        if (read != remembered) {
+            memo.remember(base, read, null);
+        }
+        return read;
+    }
+
+    private long[] readStoredCounter(byte[] base) {
         byte[] stored = column.get(counterKey(base));
         if (stored == null) {
-            return new long[] {0, 0, -1};
+            return EMPTY_COUNTER.clone();
         }
-        ByteBuffer counter = ByteBuffer.wrap(stored, 5, 3 * Long.BYTES);
-        return new long[] {counter.getLong(), counter.getLong(), counter.getLong()};
+        ByteBuffer counter = ByteBuffer.wrap(stored, 5, stored.length - 5);
+        // Indexes written before the access time was kept have three longs: they never expire.
+        return new long[] {counter.getLong(), counter.getLong(), counter.getLong(),
+                counter.remaining() >= Long.BYTES ? counter.getLong() : Long.MAX_VALUE};
+    }
+
+    /** {@link #readCounter}, renewing the TTL when reads renew it ({@code OnReadAndWrite}). */
+    private long[] readCounterForQuery(byte[] base) {
+        long[] counter = readCounter(base);
+        if (expiry.refreshOnRead() && counter[1] > 0) {
+            long[] renewed = {counter[0], counter[1], counter[2], expiry.now()};
+            column.put(counterKey(base), counterValue(renewed));
+            memo.remember(base, renewed, memo.latest(base, counter[2]));
+            return renewed;
+        }
+        return counter;
     }
 
     private long[] readSequences(byte[] hashKey) {
@@ -238,7 +303,12 @@ public final class StreamFusionCandidateIndexState<K, V>
         return Arrays.copyOfRange(mapValue, 1 + Integer.BYTES, mapValue.length);
     }
 
-    private static byte[] counterValue(long nextSequence, long count, long latest) {
-        return mapValue(ByteBuffer.allocate(3 * Long.BYTES).putLong(nextSequence).putLong(count).putLong(latest).array());
+    /** Next sequence, count, latest sequence, last access: as {@link #readCounter} returns them. */
+    private static byte[] counterValue(long[] counter) {
+        ByteBuffer out = ByteBuffer.allocate(4 * Long.BYTES);
+        for (long field : counter) {
+            out.putLong(field);
+        }
+        return mapValue(out.array());
     }
 }
