@@ -10,7 +10,6 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 
 import java.util.ArrayList;
@@ -24,21 +23,14 @@ import java.util.List;
  * change. {@link SequencedMultiSetBenchmark} runs Flink 2.2's newer structure. Run with few keys
  * ({@code -p keys=10}, as bin/bench does): the point is many candidates per key.
  */
-public class CandidateIndexBenchmark extends KeyedStateBenchmarkBase {
-
-    @Param({"10", "1000", "10000"})
-    public int candidatesPerKey;
+public class CandidateIndexBenchmark extends UpsertStepBenchmarkBase {
 
     private CandidateIndexState<String> index;
     private ValueState<List<String>> list;
-    private long[] appended;
-    private long[] oldest;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        appended = new long[keys];
-        oldest = new long[keys];
-        createBackend();
+        createBackendAndSequences();
         if (underTest.keyed() instanceof CandidateIndexBackend<?> candidates) {
             index = candidates.getCandidateIndexState("candidates", StringSerializer.INSTANCE);
         } else {
@@ -48,7 +40,7 @@ public class CandidateIndexBenchmark extends KeyedStateBenchmarkBase {
             underTest.keyed().setCurrentKey((long) key);
             List<String> initial = new ArrayList<>(candidatesPerKey);
             for (int i = 0; i < candidatesPerKey; i++) {
-                String row = row(key, appended[key]++);
+                String row = row(key, nextAppended(key));
                 if (index != null) {
                     index.append(row);
                 } else {
@@ -68,10 +60,9 @@ public class CandidateIndexBenchmark extends KeyedStateBenchmarkBase {
 
     @Benchmark
     public String appendRetractLatest() throws Exception {
-        int key = random.nextInt(keys);
-        underTest.keyed().setCurrentKey((long) key);
-        String added = row(key, appended[key]++);
-        String retracted = row(key, oldest[key]++);
+        int key = nextKey();
+        String added = row(key, nextAppended(key));
+        String retracted = row(key, nextRetracted(key));
         if (index != null) {
             index.append(added);
             index.retract(retracted);

@@ -41,38 +41,30 @@ import java.util.Objects;
  * context on each backend. The retracted row is never the latest, so, as in the operator, the
  * step reads no latest row; the candidate index step does, so this comparison favours Flink.
  */
-public class SequencedMultiSetBenchmark extends KeyedStateBenchmarkBase {
-
-    @Param({"10", "1000", "10000"})
-    public int candidatesPerKey;
+public class SequencedMultiSetBenchmark extends UpsertStepBenchmarkBase {
 
     @Param({"MAP", "ADAPTIVE"})
     public String strategy;
 
     private SequencedMultiSetState<RowData> candidates;
-    private long[] appended;
-    private long[] oldest;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        appended = new long[keys];
-        oldest = new long[keys];
-        createBackend();
+        createBackendAndSequences();
         candidates = SequencedMultiSetState.create(context(), runtimeContext(), backend);
         for (int key = 0; key < keys; key++) {
             underTest.keyed().setCurrentKey((long) key);
             for (int i = 0; i < candidatesPerKey; i++) {
-                candidates.append(row(key, appended[key]++), 0L);
+                candidates.append(row(key, nextAppended(key)), 0L);
             }
         }
     }
 
     @Benchmark
     public Object appendRetractLatest() throws Exception {
-        int key = random.nextInt(keys);
-        underTest.keyed().setCurrentKey((long) key);
-        candidates.append(row(key, appended[key]++), 0L);
-        return candidates.remove(row(key, oldest[key]++));
+        int key = nextKey();
+        candidates.append(row(key, nextAppended(key)), 0L);
+        return candidates.remove(row(key, nextRetracted(key)));
     }
 
     /** The row of {@link CandidateIndexBenchmark}'s string, as the planner's internal row. */
