@@ -56,7 +56,7 @@ public final class SqlJobBenchmark {
         /** A rough duration of one job, for the progress line (MiniCluster start included). */
         Duration estimate(SqlWorkload workload) {
             return workload.bounded()
-                    ? Duration.ofSeconds(8L * boundedRepeats)
+                    ? Duration.ofSeconds(30L * boundedRepeats)
                     : warmUp.plus(window.multipliedBy(windows)).plusSeconds(3);
         }
     }
