@@ -195,6 +195,10 @@ def write_report(records, meta, doc_path, chart_path):
         f"- date: {meta['date']}, commit `{meta['git_commit'][:12]}`",
         f"- machine: {meta['cores']} cores, {meta['memory_gib']} GiB, {meta['cpu']}; {meta['jvm']}; Flink {meta['flink']}",
         "",
+        "A quick run (`bin/bench`, the default) measures the cases the targets name: every value-state",
+        "case, listAdd/listGet, mapGet/mapPut, ttlValueGet/ttlValueUpdate, 1k and 10k candidates per key,",
+        "and the Top-1 rows of TARGETS.md; `bin/bench --full` measures every case with longer iterations.",
+        "",
         f"![ratios](benchmarks-ratios.svg)",
         "",
     ]
