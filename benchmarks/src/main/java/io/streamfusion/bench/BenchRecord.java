@@ -22,11 +22,17 @@ public final class BenchRecord {
         return String.format(Locale.ROOT,
                 "  {\"suite\": \"%s\", \"case\": \"%s\", \"backend\": \"%s\", \"metric\": \"%s\","
                         + " \"value\": %.3f, \"min\": %.3f, \"max\": %.3f, \"runs\": %d}",
-                suite, caseName, backend, metric, median(sorted), sorted[0], sorted[sorted.length - 1], sorted.length);
+                suite, caseName, backend, metric, medianOfSorted(sorted), sorted[0], sorted[sorted.length - 1], sorted.length);
     }
 
-    /** The median of already sorted values. */
-    public static double median(double[] sorted) {
+    /** The median of {@code runs}. */
+    public static double median(double... runs) {
+        double[] sorted = runs.clone();
+        Arrays.sort(sorted);
+        return medianOfSorted(sorted);
+    }
+
+    private static double medianOfSorted(double[] sorted) {
         int middle = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }

@@ -34,7 +34,6 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.RunnableFuture;
@@ -260,8 +259,6 @@ public final class SnapshotBenchmark {
         String kind = backend.contains("-") ? backend.substring(0, backend.indexOf('-')) : backend;
         String variant = backend.contains("-") ? " variant=" + backend.substring(backend.indexOf('-') + 1) : "";
         records.add(BenchRecord.json(SUITE, name + " keys=" + keys + variant, kind, metric, runs));
-        double[] sorted = runs.clone();
-        Arrays.sort(sorted);
-        System.err.printf(Locale.ROOT, "   %-50s %,14.1f %s%n", name, BenchRecord.median(sorted), metric);
+        System.err.printf(Locale.ROOT, "   %-50s %,14.1f %s%n", name, BenchRecord.median(runs), metric);
     }
 }

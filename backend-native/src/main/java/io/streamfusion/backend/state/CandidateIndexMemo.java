@@ -33,7 +33,9 @@ public final class CandidateIndexMemo {
      * entry of the candidate {@code counter} calls latest, or null if it is not at hand.
      */
     void remember(byte[] base, long[] counter, @Nullable byte[] latestStored) {
-        this.base = base.clone();
+        if (!Arrays.equals(base, this.base)) {
+            this.base = base.clone();
+        }
         this.counter = counter;
         this.latestStored = latestStored;
     }

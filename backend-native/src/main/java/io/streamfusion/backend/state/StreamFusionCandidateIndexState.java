@@ -48,6 +48,8 @@ public final class StreamFusionCandidateIndexState<K, V>
     private static final byte CANDIDATE = 1;
     private static final byte BY_HASH = 2;
     private static final int ITERATION_BATCH_BYTES = 32 << 10;
+    /** A map-state value starts with Flink's not-null flag and the byte-array length. */
+    private static final int MAP_VALUE_HEADER = 1 + Integer.BYTES;
 
     private static final long[] EMPTY_COUNTER = {0, 0, -1, 0};
 
@@ -105,7 +107,7 @@ public final class StreamFusionCandidateIndexState<K, V>
         for (int i = 0; i < sameHash.length; i++) {
             byte[] candidateKey = candidateKey(base, sameHash[i]);
             byte[] stored = column.get(candidateKey);
-            if (stored == null || !Arrays.equals(payloadOf(stored), value)) {
+            if (stored == null || !Arrays.equals(stored, MAP_VALUE_HEADER, stored.length, value, 0, value.length)) {
                 continue; // another value with the same hash
             }
             long[] rest = new long[sameHash.length - 1];
@@ -202,7 +204,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     private V deserializeCandidate(byte[] mapValue) throws IOException {
-        candidateIn.setBuffer(mapValue, 5, mapValue.length - 5);
+        candidateIn.setBuffer(mapValue, MAP_VALUE_HEADER, mapValue.length - MAP_VALUE_HEADER);
         return candidateSerializer.deserialize(candidateIn);
     }
 
@@ -228,7 +230,7 @@ public final class StreamFusionCandidateIndexState<K, V>
         if (stored == null) {
             return EMPTY_COUNTER.clone();
         }
-        ByteBuffer counter = ByteBuffer.wrap(stored, 5, stored.length - 5);
+        ByteBuffer counter = ByteBuffer.wrap(stored, MAP_VALUE_HEADER, stored.length - MAP_VALUE_HEADER);
         // Indexes written before the access time was kept have three longs: they never expire.
         return new long[] {counter.getLong(), counter.getLong(), counter.getLong(),
                 counter.remaining() >= Long.BYTES ? counter.getLong() : Long.MAX_VALUE};
@@ -251,7 +253,7 @@ public final class StreamFusionCandidateIndexState<K, V>
         if (stored == null) {
             return new long[0];
         }
-        ByteBuffer sequences = ByteBuffer.wrap(stored, 5, stored.length - 5);
+        ByteBuffer sequences = ByteBuffer.wrap(stored, MAP_VALUE_HEADER, stored.length - MAP_VALUE_HEADER);
         long[] out = new long[sequences.remaining() / Long.BYTES];
         for (int i = 0; i < out.length; i++) {
             out[i] = sequences.getLong();
@@ -296,12 +298,9 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     /** A map-state value: Flink's not-null flag, then the byte-array serializer's length and bytes. */
     private static byte[] mapValue(byte[] payload) {
-        return ByteBuffer.allocate(1 + Integer.BYTES + payload.length).put((byte) 0).putInt(payload.length).put(payload).array();
+        return ByteBuffer.allocate(MAP_VALUE_HEADER + payload.length).put((byte) 0).putInt(payload.length).put(payload).array();
     }
 
-    private static byte[] payloadOf(byte[] mapValue) {
-        return Arrays.copyOfRange(mapValue, 1 + Integer.BYTES, mapValue.length);
-    }
 
     /** Next sequence, count, latest sequence, last access: as {@link #readCounter} returns them. */
     private static byte[] counterValue(long[] counter) {
