@@ -5,7 +5,7 @@
 //! the encoding of a batch changes.
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 2;
+pub const ABI_VERSION: i32 = 3;
 
 /// Checks the stamp that the Java side sent.
 pub fn check_java_abi(java_abi: i32) -> Result<(), crate::NativeError> {

@@ -14,6 +14,7 @@ pub struct SharedMemory {
     cache: Cache,
     write_buffers: WriteBufferManager,
     total_bytes: usize,
+    memtable_bytes: usize,
 }
 
 // RocksDB's cache and write-buffer manager are internally synchronised C++ objects meant to be
@@ -22,7 +23,12 @@ unsafe impl Send for SharedMemory {}
 unsafe impl Sync for SharedMemory {}
 
 impl SharedMemory {
-    pub fn new(total_bytes: usize, write_buffer_ratio: f64) -> Result<SharedMemory> {
+    /// A budget of `total_bytes` whose memtables may take the share `write_buffer_ratio`, each
+    /// memtable holding up to `memtable_bytes` before it is flushed.
+    pub fn new(total_bytes: usize, write_buffer_ratio: f64, memtable_bytes: usize) -> Result<SharedMemory> {
+        if memtable_bytes == 0 {
+            return Err(NativeError::InvalidArgument("the write buffer size must be positive".to_owned()));
+        }
         if total_bytes == 0 {
             return Err(NativeError::InvalidArgument(
                 "the memory budget of a slot must be positive".to_owned(),
@@ -37,7 +43,7 @@ impl SharedMemory {
         let cache = Cache::new_lru_cache(cache_bytes);
         let write_buffers =
             WriteBufferManager::new_write_buffer_manager_with_cache(write_buffer_bytes, false, cache.clone());
-        Ok(SharedMemory { cache, write_buffers, total_bytes })
+        Ok(SharedMemory { cache, write_buffers, total_bytes, memtable_bytes })
     }
 
     pub fn cache(&self) -> &Cache {
@@ -50,6 +56,11 @@ impl SharedMemory {
 
     pub fn total_bytes(&self) -> usize {
         self.total_bytes
+    }
+
+    /// The size of one memtable (RocksDB's `write_buffer_size`) of every store in the slot.
+    pub fn memtable_bytes(&self) -> usize {
+        self.memtable_bytes
     }
 
     /// Bytes in the block cache, including memtable memory charged to it.
@@ -88,10 +99,11 @@ mod tests {
 
     #[test]
     fn rejects_bad_budgets() {
-        assert!(SharedMemory::new(0, 0.5).is_err());
-        assert!(SharedMemory::new(1 << 20, 0.0).is_err());
-        assert!(SharedMemory::new(1 << 20, 1.0).is_err());
-        let memory = SharedMemory::new(8 << 20, 0.5).unwrap();
+        assert!(SharedMemory::new(0, 0.5, 1 << 20).is_err());
+        assert!(SharedMemory::new(1 << 20, 0.0, 1 << 20).is_err());
+        assert!(SharedMemory::new(1 << 20, 1.0, 1 << 20).is_err());
+        assert!(SharedMemory::new(1 << 20, 0.5, 0).is_err());
+        let memory = SharedMemory::new(8 << 20, 0.5, 1 << 20).unwrap();
         assert_eq!(memory.total_bytes(), 8 << 20);
     }
 }

@@ -127,9 +127,14 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     _class: JClass,
     total_bytes: jlong,
     write_buffer_ratio: jdouble,
+    write_buffer_size: jlong,
 ) -> jlong {
     call(&mut env, 0, |_| {
-        let memory = SharedMemory::new(positive(total_bytes, "memory budget")?, write_buffer_ratio)?;
+        let memory = SharedMemory::new(
+            positive(total_bytes, "memory budget")?,
+            write_buffer_ratio,
+            positive(write_buffer_size, "write buffer size")?,
+        )?;
         Ok(into_handle::<MemoryHandle>(Arc::new(memory)))
     })
 }

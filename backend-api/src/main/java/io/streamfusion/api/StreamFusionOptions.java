@@ -49,6 +49,18 @@ public final class StreamFusionOptions {
                                     + " between 0 and 1. Memtable memory is charged to the block"
                                     + " cache, so together they stay within the budget.");
 
+    public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
+            ConfigOptions.key(PREFIX + "memory.write-buffer-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("16mb"))
+                    .withDescription(
+                            "The size of one memtable, after which it is flushed to disk, as"
+                                    + " Flink's 'state.backend.rocksdb.writebuffer.size' (64 MiB)."
+                                    + " Every state read and write searches a memtable; a smaller"
+                                    + " one stays in the CPU cache, which made per-record access"
+                                    + " faster in our benchmarks, at the price of more, smaller"
+                                    + " files to compact. Must be at least 64 KiB.");
+
     public static final ConfigOption<TimerServiceFactory> TIMER_SERVICE_FACTORY =
             ConfigOptions.key(PREFIX + "timer-service.factory")
                     .enumType(TimerServiceFactory.class)

@@ -44,7 +44,8 @@ final class SlotMemory {
                     long cacheBytes = cacheBytes(size, config);
                     DecodedValueCache cache = cacheBytes > 0 ? new DecodedValueCache(cacheBytes) : null;
                     return new SlotResources(
-                            NativeSharedMemory.allocate(size - cacheBytes, config.writeBufferRatio()), cache);
+                            NativeSharedMemory.allocate(
+                                    size - cacheBytes, config.writeBufferRatio(), config.writeBufferSize().getBytes()), cache);
                 };
         if (config.fixedMemoryPerSlot() != null) {
             return env.getMemoryManager()

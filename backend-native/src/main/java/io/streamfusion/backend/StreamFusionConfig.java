@@ -29,10 +29,12 @@ public final class StreamFusionConfig implements Serializable {
 
     private static final String MIN_FIXED_MEMORY_TEXT = "1mb";
     private static final String MIN_CACHE_TEXT = "1mb";
+    private static final String MIN_WRITE_BUFFER_TEXT = "64kb";
 
     private final List<String> localDirectories;
     @Nullable private final MemorySize fixedMemoryPerSlot;
     private final double writeBufferRatio;
+    private final MemorySize writeBufferSize;
     private final TimerServiceFactory timerService;
     private final int timerCacheSize;
     private final boolean cacheEnabled;
@@ -45,6 +47,7 @@ public final class StreamFusionConfig implements Serializable {
             List<String> localDirectories,
             @Nullable MemorySize fixedMemoryPerSlot,
             double writeBufferRatio,
+            MemorySize writeBufferSize,
             TimerServiceFactory timerService,
             int timerCacheSize,
             boolean cacheEnabled,
@@ -55,6 +58,7 @@ public final class StreamFusionConfig implements Serializable {
         this.localDirectories = Collections.unmodifiableList(new ArrayList<>(localDirectories));
         this.fixedMemoryPerSlot = fixedMemoryPerSlot;
         this.writeBufferRatio = writeBufferRatio;
+        this.writeBufferSize = writeBufferSize;
         this.timerService = timerService;
         this.timerCacheSize = timerCacheSize;
         this.cacheEnabled = cacheEnabled;
@@ -70,6 +74,7 @@ public final class StreamFusionConfig implements Serializable {
                 Collections.emptyList(),
                 null,
                 StreamFusionOptions.WRITE_BUFFER_RATIO.defaultValue(),
+                StreamFusionOptions.WRITE_BUFFER_SIZE.defaultValue(),
                 StreamFusionOptions.TIMER_SERVICE_FACTORY.defaultValue(),
                 StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(),
                 StreamFusionOptions.CACHE_ENABLED.defaultValue(),
@@ -97,6 +102,8 @@ public final class StreamFusionConfig implements Serializable {
         String ratioRange = "a number strictly between 0 and 1, such as 0.5";
         double ratio = read(config, StreamFusionOptions.WRITE_BUFFER_RATIO, base.writeBufferRatio, ratioRange);
         check(ratio > 0 && ratio < 1, StreamFusionOptions.WRITE_BUFFER_RATIO, ratio, ratioRange);
+        MemorySize writeBufferSize =
+                atLeast(config, StreamFusionOptions.WRITE_BUFFER_SIZE, base.writeBufferSize, MIN_WRITE_BUFFER_TEXT);
         TimerServiceFactory timers =
                 read(config, StreamFusionOptions.TIMER_SERVICE_FACTORY, base.timerService, "NATIVE or HEAP");
         String positive = "a positive whole number";
@@ -110,7 +117,7 @@ public final class StreamFusionConfig implements Serializable {
         boolean incremental =
                 read(config, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, base.incrementalCheckpoints, "true or false");
         return new StreamFusionConfig(
-                dirs, fixed, ratio, timers, timerCache, cacheEnabled, cacheSize, excluded, incremental,
+                dirs, fixed, ratio, writeBufferSize, timers, timerCache, cacheEnabled, cacheSize, excluded, incremental,
                 ttlCompaction(config, base.ttlCompaction));
     }
 
@@ -194,6 +201,11 @@ public final class StreamFusionConfig implements Serializable {
         return writeBufferRatio;
     }
 
+    /** The size of one memtable. */
+    public MemorySize writeBufferSize() {
+        return writeBufferSize;
+    }
+
     public TimerServiceFactory timerService() {
         return timerService;
     }
@@ -232,6 +244,8 @@ public final class StreamFusionConfig implements Serializable {
                 + (fixedMemoryPerSlot == null ? "managed" : "fixed " + fixedMemoryPerSlot.toHumanReadableString())
                 + " per slot, writeBufferRatio="
                 + writeBufferRatio
+                + ", writeBufferSize="
+                + writeBufferSize.toHumanReadableString()
                 + ", timerService="
                 + timerService
                 + ", cache="

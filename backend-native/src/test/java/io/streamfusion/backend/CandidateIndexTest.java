@@ -97,6 +97,77 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
     }
 
     @Test
+    void valuesSharingAHashAreToldApartByTheirBytes() throws Exception {
+        // "Aa" and "BB" have the same Java hash, and so have their serialized bytes (and every
+        // concatenation of the two): all four share one hash entry.
+        List<String> colliding = List.of("AaAa", "AaBB", "BBAa", "BBBB");
+        StreamFusionKeyedStateBackend<Long> backend = backend("collisions", all(), List.of());
+        try {
+            CandidateIndexState<String> index = index(backend);
+            backend.setCurrentKey(1L);
+            for (String candidate : colliding) {
+                index.append(candidate);
+            }
+            index.append("AaBB");
+            assertTrue(index.retract("AaBB"));
+            assertEquals(List.of("AaAa", "BBAa", "BBBB", "AaBB"), list(index.candidates()));
+            assertFalse(index.retract("AaAb"));
+            assertTrue(index.retract("AaBB"));
+            assertEquals("BBBB", index.latest());
+            assertTrue(index.retract("BBBB"));
+            assertEquals("BBAa", index.latest());
+            assertFalse(index.retract("AaBB"));
+            assertTrue(index.retract("AaAa"));
+            assertTrue(index.retract("BBAa"));
+            assertEquals(0, index.count());
+            assertNull(index.latest());
+            assertEquals(List.of(), list(index.candidates()));
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    @Test
+    void manyInterleavedKeysMatchAReferenceModel() throws Exception {
+        // More keys than the counter memo keeps, visited at random: remembered and re-read
+        // counters must agree with what a plain list per key says.
+        int keys = 3_000;
+        Random random = new Random(42);
+        List<List<String>> expected = new ArrayList<>();
+        for (int key = 0; key < keys; key++) {
+            expected.add(new ArrayList<>());
+        }
+        StreamFusionKeyedStateBackend<Long> backend = backend("interleaved", all(), List.of());
+        try {
+            CandidateIndexState<String> index = index(backend);
+            for (int step = 0; step < 40_000; step++) {
+                int key = random.nextInt(keys);
+                List<String> model = expected.get(key);
+                backend.setCurrentKey((long) key);
+                String value = "v" + random.nextInt(4);
+                int action = random.nextInt(10);
+                if (action < 6) {
+                    index.append(value);
+                    model.add(value);
+                } else if (action < 9) {
+                    assertEquals(model.remove(value), index.retract(value));
+                } else {
+                    index.clear();
+                    model.clear();
+                }
+                assertEquals(model.size(), index.count());
+                assertEquals(model.isEmpty() ? null : model.get(model.size() - 1), index.latest());
+            }
+            for (int key = 0; key < keys; key += 97) {
+                backend.setCurrentKey((long) key);
+                assertEquals(expected.get(key), list(index.candidates()));
+            }
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    @Test
     void everyViewOfAnIndexSeesTheOthersWrites() throws Exception {
         StreamFusionKeyedStateBackend<Long> backend = backend("views", all(), List.of());
         try {

@@ -76,6 +76,21 @@ class StreamFusionConfigTest {
     }
 
     @Test
+    void writeBufferSizeIsReadAndATinyOrMalformedOneIsRejected() {
+        Configuration flink = new Configuration();
+        flink.setString(StreamFusionOptions.WRITE_BUFFER_SIZE.key(), "8mb");
+        assertEquals(8L << 20, StreamFusionConfig.from(flink, StreamFusionConfig.defaults()).writeBufferSize().getBytes());
+        for (String bad : new String[] {"1kb", "lots"}) {
+            flink.setString(StreamFusionOptions.WRITE_BUFFER_SIZE.key(), bad);
+            IllegalConfigurationException e =
+                    assertThrows(IllegalConfigurationException.class,
+                            () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()), bad);
+            assertTrue(e.getMessage().contains("'state.backend.streamfusion.memory.write-buffer-size'"), e.getMessage());
+            assertTrue(e.getMessage().contains("64kb"), e.getMessage());
+        }
+    }
+
+    @Test
     void relativeDirectoryIsRejected() {
         Configuration flink = new Configuration();
         flink.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), "/data/a;relative/b");

@@ -17,7 +17,7 @@ final class NativeMethods {
     /** Makes the native side panic; proves in tests that a panic becomes an exception. */
     static native void triggerPanic(String message);
 
-    static native long openSharedMemory(long totalBytes, double writeBufferRatio);
+    static native long openSharedMemory(long totalBytes, double writeBufferRatio, long writeBufferSize);
 
     static native void closeSharedMemory(long memory);
 

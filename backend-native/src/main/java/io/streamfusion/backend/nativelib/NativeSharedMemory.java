@@ -15,11 +15,13 @@ public final class NativeSharedMemory extends NativeHandle {
 
     /**
      * Creates the cache and write-buffer manager for a budget of {@code totalBytes}, of which
-     * memtables may use the share {@code writeBufferRatio}.
+     * memtables may use the share {@code writeBufferRatio}, each memtable holding up to
+     * {@code writeBufferSize} bytes.
      */
-    public static NativeSharedMemory allocate(long totalBytes, double writeBufferRatio) {
+    public static NativeSharedMemory allocate(long totalBytes, double writeBufferRatio, long writeBufferSize) {
         NativeLibrary.ensureLoaded();
-        return new NativeSharedMemory(NativeMethods.openSharedMemory(totalBytes, writeBufferRatio), totalBytes);
+        return new NativeSharedMemory(
+                NativeMethods.openSharedMemory(totalBytes, writeBufferRatio, writeBufferSize), totalBytes);
     }
 
     public long totalBytes() {

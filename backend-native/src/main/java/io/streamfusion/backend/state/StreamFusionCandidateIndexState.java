@@ -30,13 +30,17 @@ import java.util.Map;
  *       candidate (-1 if none), and the time of the last write (or TTL-refreshing read), four
  *       longs;
  *   <li>{@code [0x01][sequence]}: a candidate, serialized, in append order;
- *   <li>{@code [0x02][hash]}: the sequences of the candidates with that value hash, ascending.
+ *   <li>{@code [0x02][hash]}: the candidates with that value hash, ascending by sequence, each
+ *       as its sequence, its length and its serialized bytes.
  * </ul>
  *
  * Each kind has its own user-key length, so the length prefix that Flink's byte-array
- * serializer writes keeps the kinds apart and sequences in order. Append and retract are a few
- * point reads and one atomic write batch; only retracting the latest candidate also seeks
- * backwards for the one before it. No operation reads more than one candidate.
+ * serializer writes keeps the kinds apart and sequences in order. Append and retract are one
+ * point read of the hash entry (and of the counter, unless the memo has it) and one atomic write
+ * batch: the hash entry holds the candidates' bytes, so a retraction compares them in place and
+ * never reads a candidate entry. Only retracting the latest candidate also seeks backwards for
+ * the one before it. No operation reads more than one hash entry's candidates, so memory per key
+ * is constant however many candidates there are (as long as values rarely share a hash).
  *
  * <p>Under TTL every operation reads the counter first; an expired index is deleted there, so
  * nothing after it can see an expired candidate.
@@ -49,7 +53,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     private static final byte BY_HASH = 2;
     private static final int ITERATION_BATCH_BYTES = 32 << 10;
     /** A map-state value starts with Flink's not-null flag and the byte-array length. */
-    private static final int MAP_VALUE_HEADER = 1 + Integer.BYTES;
+    static final int MAP_VALUE_HEADER = 1 + Integer.BYTES;
 
     private static final long[] EMPTY_COUNTER = {0, 0, -1, 0};
 
@@ -80,14 +84,12 @@ public final class StreamFusionCandidateIndexState<K, V>
         long sequence = counter[0];
         byte[] value = serialize(candidate, candidateSerializer);
         byte[] hashKey = hashKey(base, hash(value));
-        long[] sameHash = readSequences(hashKey);
-        long[] withNew = Arrays.copyOf(sameHash, sameHash.length + 1);
-        withNew[sameHash.length] = sequence;
+        byte[] sameHash = column.get(hashKey);
         long[] next = {sequence + 1, counter[1] + 1, sequence, expiry.now()};
         byte[] stored = mapValue(value);
         batch.clear();
         batch.add(0, candidateKey(base, sequence), stored);
-        batch.add(0, hashKey, mapValue(sequencesValue(withNew)));
+        batch.add(0, hashKey, CandidateHashEntry.withAppended(sameHash, sequence, value));
         batch.add(0, counterKey(base), counterValue(next));
         write(batch);
         memo.remember(base, next, stored);
@@ -103,33 +105,31 @@ public final class StreamFusionCandidateIndexState<K, V>
         }
         byte[] value = serialize(candidate, candidateSerializer);
         byte[] hashKey = hashKey(base, hash(value));
-        long[] sameHash = readSequences(hashKey);
-        for (int i = 0; i < sameHash.length; i++) {
-            byte[] candidateKey = candidateKey(base, sameHash[i]);
-            byte[] stored = column.get(candidateKey);
-            if (stored == null || !Arrays.equals(stored, MAP_VALUE_HEADER, stored.length, value, 0, value.length)) {
-                continue; // another value with the same hash
-            }
-            long[] rest = new long[sameHash.length - 1];
-            System.arraycopy(sameHash, 0, rest, 0, i);
-            System.arraycopy(sameHash, i + 1, rest, i, rest.length - i);
-            boolean wasLatest = counter[2] == sameHash[i];
-            long latest = wasLatest ? latestSequenceBefore(base, sameHash[i]) : counter[2];
-            byte[] latestStored = wasLatest ? null : memo.latest(base, latest);
-            long[] next = {counter[0], counter[1] - 1, latest, expiry.now()};
-            batch.clear();
-            batch.addDelete(0, candidateKey);
-            if (rest.length == 0) {
-                batch.addDelete(0, hashKey);
-            } else {
-                batch.add(0, hashKey, mapValue(sequencesValue(rest)));
-            }
-            batch.add(0, counterKey(base), counterValue(next));
-            write(batch);
-            memo.remember(base, next, latestStored);
-            return true;
+        byte[] sameHash = column.get(hashKey);
+        if (sameHash == null) {
+            return false;
         }
-        return false;
+        CandidateHashEntry.Match match = CandidateHashEntry.find(sameHash, value);
+        if (match == null) {
+            return false;
+        }
+        long sequence = match.sequence();
+        boolean wasLatest = counter[2] == sequence;
+        long latest = wasLatest ? latestSequenceBefore(base, sequence) : counter[2];
+        byte[] latestStored = wasLatest ? null : memo.latest(base, latest);
+        long[] next = {counter[0], counter[1] - 1, latest, expiry.now()};
+        byte[] rest = CandidateHashEntry.without(sameHash, match);
+        batch.clear();
+        batch.addDelete(0, candidateKey(base, sequence));
+        if (rest == null) {
+            batch.addDelete(0, hashKey);
+        } else {
+            batch.add(0, hashKey, rest);
+        }
+        batch.add(0, counterKey(base), counterValue(next));
+        write(batch);
+        memo.remember(base, next, latestStored);
+        return true;
     }
 
     /** One atomic write of the batch's puts and deletes. */
@@ -199,8 +199,9 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     @Override
     public void clear() {
-        column.deletePrefix(currentKeyBytes());
-        memo.forget();
+        byte[] base = currentKeyBytes();
+        column.deletePrefix(base);
+        memo.forget(base);
     }
 
     private V deserializeCandidate(byte[] mapValue) throws IOException {
@@ -248,27 +249,6 @@ public final class StreamFusionCandidateIndexState<K, V>
         return counter;
     }
 
-    private long[] readSequences(byte[] hashKey) {
-        byte[] stored = column.get(hashKey);
-        if (stored == null) {
-            return new long[0];
-        }
-        ByteBuffer sequences = ByteBuffer.wrap(stored, MAP_VALUE_HEADER, stored.length - MAP_VALUE_HEADER);
-        long[] out = new long[sequences.remaining() / Long.BYTES];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = sequences.getLong();
-        }
-        return out;
-    }
-
-    private static byte[] sequencesValue(long[] sequences) {
-        ByteBuffer out = ByteBuffer.allocate(sequences.length * Long.BYTES);
-        for (long sequence : sequences) {
-            out.putLong(sequence);
-        }
-        return out.array();
-    }
-
     private static int hash(byte[] value) {
         return MathUtils.murmurHash(Arrays.hashCode(value));
     }
@@ -297,7 +277,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     /** A map-state value: Flink's not-null flag, then the byte-array serializer's length and bytes. */
-    private static byte[] mapValue(byte[] payload) {
+    static byte[] mapValue(byte[] payload) {
         return ByteBuffer.allocate(MAP_VALUE_HEADER + payload.length).put((byte) 0).putInt(payload.length).put(payload).array();
     }
 

@@ -25,7 +25,7 @@ class NativeHandlesTest {
 
     @BeforeEach
     void allocateSlotMemory() {
-        memory = NativeSharedMemory.allocate(16 << 20, 0.5);
+        memory = NativeSharedMemory.allocate(16 << 20, 0.5, 4 << 20);
     }
 
     @AfterEach
@@ -121,9 +121,9 @@ class NativeHandlesTest {
     @Test
     void invalidArgumentsAreIllegalArgumentExceptions() {
         IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> NativeSharedMemory.allocate(0, 0.5));
+                assertThrows(IllegalArgumentException.class, () -> NativeSharedMemory.allocate(0, 0.5, 4 << 20));
         assertTrue(e.getMessage().contains("memory budget"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> NativeSharedMemory.allocate(1 << 20, 1.5));
+        e = assertThrows(IllegalArgumentException.class, () -> NativeSharedMemory.allocate(1 << 20, 1.5, 4 << 20));
         assertTrue(e.getMessage().contains("write buffer ratio"), e.getMessage());
         try (NativeStore store = NativeStore.open(dir, memory)) {
             assertThrows(IllegalArgumentException.class, () -> store.openColumn("default"));

@@ -30,7 +30,7 @@ class NativePriorityQueueTest extends InternalPriorityQueueTestBase {
 
     @Override
     protected InternalPriorityQueue<TestElement> newPriorityQueue(int initialCapacity) {
-        NativeSharedMemory memory = NativeSharedMemory.allocate(8 << 20, 0.5);
+        NativeSharedMemory memory = NativeSharedMemory.allocate(8 << 20, 0.5, 4 << 20);
         resources.push(memory);
         NativeStore store = NativeStore.open(new File(dir, "store-" + resources.size()), memory);
         resources.push(store);
