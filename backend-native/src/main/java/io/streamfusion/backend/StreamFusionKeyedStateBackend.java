@@ -422,7 +422,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 (RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>>) registered.keyValueMetaInfo(),
                 candidateSerializer,
                 CandidateIndexExpiry.of(ttlConfig, ttlTimeProvider),
-                candidateIndexMemos.computeIfAbsent(name, unused -> new CandidateIndexMemo()));
+                candidateIndexMemos.computeIfAbsent(
+                        name, unused -> StreamFusionCandidateIndexState.newMemo(registered.column())));
     }
 
     // ------------------------------------------------------------------------
@@ -573,6 +574,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
      * shares files between checkpoints only in incremental mode and never with savepoints.
      * Flink takes canonical savepoints through {@link #savepoint()} instead.
      */
+    /** Candidate index counters are written back (see CandidateIndexMemo): a snapshot must see them. */
+    private void flushCandidateIndexCounters() {
+        candidateIndexMemos.values().forEach(CandidateIndexMemo::flush);
+    }
+
     @Nonnull
     @Override
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
@@ -581,6 +587,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             @Nonnull CheckpointStreamFactory streamFactory,
             @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
+        flushCandidateIndexCounters();
         return new SnapshotStrategyRunner<>(
                         checkpointSnapshotStrategy.getDescription(),
                         checkpointSnapshotStrategy,
@@ -604,6 +611,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     @Nonnull
     @Override
     public SavepointResources<K> savepoint() throws Exception {
+        flushCandidateIndexCounters();
         return new SavepointResources<>(
                 CanonicalSnapshotResources.create(
                         store,

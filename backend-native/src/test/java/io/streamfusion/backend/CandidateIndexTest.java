@@ -28,10 +28,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -128,15 +130,17 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
     }
 
     @Test
-    void manyInterleavedKeysMatchAReferenceModel() throws Exception {
-        // More keys than the counter memo keeps, visited at random: remembered and re-read
-        // counters must agree with what a plain list per key says.
+    void manyInterleavedKeysMatchAReferenceModelAlsoAfterACheckpoint() throws Exception {
+        // More keys than the counter memo keeps, visited at random: written-back, remembered and
+        // re-read counters must agree with a plain list per key, and a checkpoint taken while
+        // counters are still only remembered must carry them.
         int keys = 3_000;
         Random random = new Random(42);
         List<List<String>> expected = new ArrayList<>();
         for (int key = 0; key < keys; key++) {
             expected.add(new ArrayList<>());
         }
+        KeyedStateHandle checkpoint;
         StreamFusionKeyedStateBackend<Long> backend = backend("interleaved", all(), List.of());
         try {
             CandidateIndexState<String> index = index(backend);
@@ -162,8 +166,25 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
                 backend.setCurrentKey((long) key);
                 assertEquals(expected.get(key), list(index.candidates()));
             }
+            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
         } finally {
             backend.dispose();
+        }
+        StreamFusionKeyedStateBackend<Long> restored = backend("interleaved-restored", all(), List.of(checkpoint));
+        try {
+            CandidateIndexState<String> index = index(restored);
+            for (int key = 0; key < keys; key++) {
+                restored.setCurrentKey((long) key);
+                List<String> model = expected.get(key);
+                assertEquals(model.size(), index.count(), "key " + key);
+                assertEquals(model.isEmpty() ? null : model.get(model.size() - 1), index.latest(), "key " + key);
+                // Sequences continue after the restored ones: a new candidate is the latest.
+                index.append("after restore");
+                model.add("after restore");
+                assertEquals(model, list(index.candidates()), "key " + key);
+            }
+        } finally {
+            restored.dispose();
         }
     }
 
@@ -339,6 +360,9 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
                 index.append("last of " + key);
             }
             checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            // Its counter is only remembered when the savepoint starts: the savepoint must write it.
+            backend.setCurrentKey(highKey);
+            index.append("after the checkpoint");
             savepoint = TestSnapshots.canonicalSavepoint(backend, 2, TestSnapshots.fileStreams(new File(dir, "storage"), 2));
         } finally {
             backend.dispose();
@@ -360,7 +384,16 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
             MapState<byte[], byte[]> entries = heap.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
                     new MapStateDescriptor<>("candidates", BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
             heap.setCurrentKey(highKey);
-            assertEquals(1 + 2 + 2, list(entries.keys()).size());
+            assertEquals(1 + 3 + 3, list(entries.keys()).size());
+            // The counter entry (user key [0x00]; byte-array keys compare by identity on the heap)
+            // holds the count as its second long.
+            long count = -1;
+            for (Map.Entry<byte[], byte[]> entry : entries.entries()) {
+                if (entry.getKey().length == 1 && entry.getKey()[0] == 0) {
+                    count = ByteBuffer.wrap(entry.getValue()).getLong(Long.BYTES);
+                }
+            }
+            assertEquals(3, count);
         } finally {
             heap.dispose();
         }

@@ -10,19 +10,48 @@ import java.util.Map;
 /**
  * The counters of the keys a candidate index touched most recently, and the latest candidate of
  * the key touched last. One memo is shared by every view of the same index, and only those views
- * write its entries, so the memo is never stale. An upsert step (append, retract and latest
- * under one key) then reads no counter of a recently used key and the latest candidate not at
- * all. At most {@link #MAX_COUNTERS} counters are kept (a few dozen bytes each), the least
- * recently used going first.
+ * write the index, so the memo is never stale.
+ *
+ * <p>Counters are written back, not through: an append or retraction changes the remembered
+ * counter, and the counter entry is written when the key leaves the memo (at most {@link
+ * #MAX_COUNTERS} keys are kept, the least recently used going first) or when the backend
+ * {@link #flush() flushes} before a snapshot. The backend disables the WAL, so nothing between
+ * two snapshots survives a failure anyway; what a snapshot captures is always complete. An
+ * upsert step (append, retract and latest under one key) then writes only the candidate and
+ * hash entries, reads no counter of a recently used key, and never reads the latest candidate.
  */
 public final class CandidateIndexMemo {
 
     static final int MAX_COUNTERS = 1024;
 
-    private final Map<ByteBuffer, long[]> counters = new LinkedHashMap<>(64, 0.75f, true) {
+    /** Writes the counter entry of a key. */
+    @FunctionalInterface
+    interface CounterWriter {
+        void write(byte[] base, long[] counter);
+    }
+
+    /** A remembered counter and whether the stored entry still lacks it. */
+    private static final class Counter {
+        long[] value;
+        boolean dirty;
+
+        Counter(long[] value, boolean dirty) {
+            this.value = value;
+            this.dirty = dirty;
+        }
+    }
+
+    private final CounterWriter writer;
+    private final Map<ByteBuffer, Counter> counters = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, long[]> eldest) {
-            return size() > MAX_COUNTERS;
+        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, Counter> eldest) {
+            if (size() <= MAX_COUNTERS) {
+                return false;
+            }
+            if (eldest.getValue().dirty) {
+                writer.write(eldest.getKey().array(), eldest.getValue().value);
+            }
+            return true;
         }
     };
 
@@ -30,10 +59,15 @@ public final class CandidateIndexMemo {
     private long latestSequence = -1;
     @Nullable private byte[] latestStored;
 
+    CandidateIndexMemo(CounterWriter writer) {
+        this.writer = writer;
+    }
+
     /** The remembered counter of the key and namespace {@code base}, or null if not remembered. */
     @Nullable
     long[] counter(byte[] base) {
-        return counters.get(ByteBuffer.wrap(base));
+        Counter counter = counters.get(ByteBuffer.wrap(base));
+        return counter == null ? null : counter.value;
     }
 
     /** The stored latest candidate of {@code base}, if it is the one with {@code sequence}. */
@@ -43,13 +77,17 @@ public final class CandidateIndexMemo {
     }
 
     /**
-     * Remembers what was just read or written for {@code base}; {@code latestStored} is the stored
-     * entry of the candidate {@code counter} calls latest, or null if it is not at hand.
+     * Remembers the counter of {@code base} as stored ({@code dirty} false) or as changed and not
+     * yet written ({@code dirty} true); {@code latestStored} is the stored entry of the candidate
+     * the counter calls latest, or null if it is not at hand.
      */
-    void remember(byte[] base, long[] counter, @Nullable byte[] latestStored) {
-        ByteBuffer key = ByteBuffer.wrap(base);
-        if (counters.replace(key, counter) == null) {
-            counters.put(ByteBuffer.wrap(base.clone()), counter);
+    void remember(byte[] base, long[] counter, boolean dirty, @Nullable byte[] latestStored) {
+        Counter remembered = counters.get(ByteBuffer.wrap(base));
+        if (remembered == null) {
+            counters.put(ByteBuffer.wrap(base.clone()), new Counter(counter, dirty));
+        } else {
+            remembered.value = counter;
+            remembered.dirty |= dirty;
         }
         if (!Arrays.equals(base, latestBase)) {
             latestBase = base.clone();
@@ -58,11 +96,21 @@ public final class CandidateIndexMemo {
         this.latestStored = latestStored;
     }
 
-    /** Forgets {@code base}, whose index was cleared. */
+    /** Forgets {@code base}, whose entries were all deleted, without writing its counter. */
     void forget(byte[] base) {
         counters.remove(ByteBuffer.wrap(base));
         if (Arrays.equals(base, latestBase)) {
             latestStored = null;
+        }
+    }
+
+    /** Writes every counter that changed since it was last written; the backend calls this before a snapshot. */
+    public void flush() {
+        for (Map.Entry<ByteBuffer, Counter> entry : counters.entrySet()) {
+            if (entry.getValue().dirty) {
+                writer.write(entry.getKey().array(), entry.getValue().value);
+                entry.getValue().dirty = false;
+            }
         }
     }
 }

@@ -37,8 +37,9 @@ import java.util.Map;
  * Each kind has its own user-key length, so the length prefix that Flink's byte-array
  * serializer writes keeps the kinds apart and sequences in order. Append and retract are one
  * point read of the hash entry (and of the counter, unless the memo has it) and one atomic write
- * batch: the hash entry holds the candidates' bytes, so a retraction compares them in place and
- * never reads a candidate entry. Only retracting the latest candidate also seeks backwards for
+ * batch of the candidate and hash entries: the hash entry holds the candidates' bytes, so a
+ * retraction compares them in place and never reads a candidate entry, and the counter is
+ * written back by the {@link CandidateIndexMemo}. Only retracting the latest candidate also seeks backwards for
  * the one before it. No operation reads more than one hash entry's candidates, so memory per key
  * is constant however many candidates there are (as long as values rarely share a hash).
  *
@@ -90,9 +91,8 @@ public final class StreamFusionCandidateIndexState<K, V>
         batch.clear();
         batch.add(0, candidateKey(base, sequence), stored);
         batch.add(0, hashKey, CandidateHashEntry.withAppended(sameHash, sequence, value));
-        batch.add(0, counterKey(base), counterValue(next));
         write(batch);
-        memo.remember(base, next, stored);
+        memo.remember(base, next, true, stored);
         return sequence;
     }
 
@@ -126,10 +126,14 @@ public final class StreamFusionCandidateIndexState<K, V>
         } else {
             batch.add(0, hashKey, rest);
         }
-        batch.add(0, counterKey(base), counterValue(next));
         write(batch);
-        memo.remember(base, next, latestStored);
+        memo.remember(base, next, true, latestStored);
         return true;
+    }
+
+    /** A memo for the index stored in {@code column}, writing counters back into it. */
+    public static CandidateIndexMemo newMemo(NativeStateColumn column) {
+        return new CandidateIndexMemo((base, counter) -> column.put(counterKey(base), counterValue(counter)));
     }
 
     /** One atomic write of the batch's puts and deletes. */
@@ -161,7 +165,7 @@ public final class StreamFusionCandidateIndexState<K, V>
             if (stored == null) {
                 return null;
             }
-            memo.remember(base, counter, stored);
+            memo.remember(base, counter, false, stored);
         }
         return deserializeCandidate(stored);
     }
@@ -218,10 +222,11 @@ public final class StreamFusionCandidateIndexState<K, V>
         long[] read = remembered != null ? remembered : readStoredCounter(base);
         if (expiry.expired(read[3])) {
             column.deletePrefix(base);
+            memo.forget(base);
             read = EMPTY_COUNTER.clone();
         }
         if (read != remembered) {
-            memo.remember(base, read, null);
+            memo.remember(base, read, false, null);
         }
         return read;
     }
@@ -242,8 +247,7 @@ public final class StreamFusionCandidateIndexState<K, V>
         long[] counter = readCounter(base);
         if (expiry.refreshOnRead() && counter[1] > 0) {
             long[] renewed = {counter[0], counter[1], counter[2], expiry.now()};
-            column.put(counterKey(base), counterValue(renewed));
-            memo.remember(base, renewed, memo.latest(base, counter[2]));
+            memo.remember(base, renewed, true, memo.latest(base, counter[2]));
             return renewed;
         }
         return counter;
