@@ -81,12 +81,15 @@ def records_from_jmh(path):
     return records
 
 
+def run(cmd):
+    """A command's trimmed output, or "unknown" if it fails."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+    except Exception:
+        return "unknown"
+
+
 def machine_meta(mode, command):
-    def run(cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
-        except Exception:
-            return "unknown"
     mem_kib = 0
     with open("/proc/meminfo") as f:
         for line in f:
@@ -102,8 +105,16 @@ def machine_meta(mode, command):
         "cpu": platform.processor() or run(["uname", "-m"]),
         "jvm": java.splitlines()[0] if java else "unknown",
         "flink": "2.2.1",
-        "git_commit": run(["git", "rev-parse", "HEAD"]),
+        "git_commit": commit_measured(),
     }
+
+
+def commit_measured():
+    """HEAD, marked when tracked code differed from it (results and docs are this script's output)."""
+    head = run(["git", "rev-parse", "HEAD"])
+    changed = run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                   ".", ":!benchmarks/results", ":!docs"])
+    return f"{head[:12]}+uncommitted" if changed else head[:12]
 
 
 def ratio(a, b):
@@ -192,7 +203,7 @@ def write_report(records, meta, doc_path, chart_path):
         "`rocksdb` and `hashmap` backends measured in the same run on the same machine.",
         "",
         f"- command: `{meta['command']}`",
-        f"- date: {meta['date']}, commit `{meta['git_commit'][:12]}`",
+        f"- date: {meta['date']}, commit `{meta['git_commit']}`",
         f"- machine: {meta['cores']} cores, {meta['memory_gib']} GiB, {meta['cpu']}; {meta['jvm']}; Flink {meta['flink']}",
         "",
         "A quick run (`bin/bench`, the default) measures the cases the targets name: every value-state",
@@ -207,7 +218,7 @@ def write_report(records, meta, doc_path, chart_path):
         first = next(r for (s, _), b in table.items() if s == suite for r in b.values())
         lines += [f"## {suite}", "",
                   f"Measured by `{first.get('command', meta['command'])}` on {first.get('date', meta['date'])}"
-                  f" at commit `{first.get('commit', meta['git_commit'][:12])}`."
+                  f" at commit `{first.get('commit', meta['git_commit'])}`."
                   + (" " + SUITE_NOTES[suite] if suite in SUITE_NOTES else ""), "",
                   "| case | metric | streamfusion | rocksdb | hashmap | vs rocksdb | vs hashmap |",
                   "|---|---|---|---|---|---|---|"]
@@ -262,7 +273,7 @@ def main():
     for r in records:
         r["command"] = args.command
         r["date"] = meta["date"]
-        r["commit"] = meta["git_commit"][:12]
+        r["commit"] = meta["git_commit"]
     measured = {r["suite"] for r in records}
     latest = "benchmarks/results/latest.json"
     if os.path.exists(latest):
