@@ -2,6 +2,7 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
+import io.streamfusion.backend.nativelib.NativeStateColumn;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapState;
@@ -246,6 +247,61 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         } finally {
             backend.dispose();
         }
+    }
+
+    @Test
+    void accessesToOneKeyDeleteTheExpiredIndexesOfKeysNeverTouchedAgain() throws Exception {
+        long[] now = {0};
+        // Flink's default TTL config: cleanup in background, 5 keys per access.
+        StateTtlConfig ttl = StateTtlConfig.newBuilder(Duration.ofMillis(100)).build();
+        KeyedStateHandle checkpoint;
+        StreamFusionKeyedStateBackend<Long> backend =
+                TestKeyedBackends.in(env, new File(dir, "sweep")).ttlTime(() -> now[0]).build(LongSerializer.INSTANCE);
+        try {
+            CandidateIndexState<String> index = backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl);
+            for (long key = 0; key < 50; key++) {
+                backend.setCurrentKey(key);
+                index.append("old " + key);
+                index.append("older " + key);
+            }
+            now[0] = 60;
+            backend.setCurrentKey(500L);
+            index.append("young");
+            NativeStateColumn column = backend.nativeColumns().get("candidates");
+            assertEquals(50 * 4 + 2, column.countEntries(), "candidate and hash entries; counters are still in the memo");
+            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            now[0] = 120; // keys 0..49 expired at 100; key 500 lives until 160
+            // Counters known from the memo.
+            assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(backend, index);
+        } finally {
+            backend.dispose();
+        }
+        StreamFusionKeyedStateBackend<Long> restored = TestKeyedBackends.in(env, new File(dir, "sweep-restored"))
+                .ttlTime(() -> now[0]).restoring(List.of(checkpoint)).build(LongSerializer.INSTANCE);
+        try {
+            // Counters read from their stored entries.
+            assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(
+                    restored, restored.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl));
+        } finally {
+            restored.dispose();
+        }
+    }
+
+    private static void assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(
+            StreamFusionKeyedStateBackend<Long> backend, CandidateIndexState<String> index) throws Exception {
+        NativeStateColumn column = backend.nativeColumns().get("candidates");
+        backend.setCurrentKey(1_000L);
+        for (int access = 0; access < 20; access++) {
+            index.count(); // 20 accesses of 5 keys each pass every stored key
+        }
+        // The checkpoint stored every counter: the young key keeps its candidate, hash and counter.
+        assertEquals(3, column.countEntries());
+        backend.setCurrentKey(500L);
+        assertEquals(List.of("young"), list(index.candidates()));
+        backend.setCurrentKey(7L);
+        assertEquals(0, index.count());
+        assertNull(index.latest());
+        assertEquals(3, column.countEntries());
     }
 
     @Test

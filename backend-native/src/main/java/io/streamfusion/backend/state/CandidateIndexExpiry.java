@@ -10,15 +10,17 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
  */
 public final class CandidateIndexExpiry {
 
-    private static final CandidateIndexExpiry NEVER = new CandidateIndexExpiry(0, false, TtlTimeProvider.DEFAULT);
+    private static final CandidateIndexExpiry NEVER = new CandidateIndexExpiry(0, false, 0, TtlTimeProvider.DEFAULT);
 
     private final long ttlMillis;
     private final boolean refreshOnRead;
+    private final int cleanupKeysPerAccess;
     private final TtlTimeProvider time;
 
-    private CandidateIndexExpiry(long ttlMillis, boolean refreshOnRead, TtlTimeProvider time) {
+    private CandidateIndexExpiry(long ttlMillis, boolean refreshOnRead, int cleanupKeysPerAccess, TtlTimeProvider time) {
         this.ttlMillis = ttlMillis;
         this.refreshOnRead = refreshOnRead;
+        this.cleanupKeysPerAccess = cleanupKeysPerAccess;
         this.time = time;
     }
 
@@ -32,7 +34,14 @@ public final class CandidateIndexExpiry {
                     "A candidate index TTL must be positive, got " + config.getTimeToLive()
                             + "; use StateTtlConfig.DISABLED for no expiry.");
         }
-        return new CandidateIndexExpiry(ttl, config.getUpdateType() == StateTtlConfig.UpdateType.OnReadAndWrite, time);
+        // Flink's default with cleanup in background: 5 keys per access, as its heap backend does.
+        StateTtlConfig.IncrementalCleanupStrategy incremental =
+                config.getCleanupStrategies().getIncrementalCleanupStrategy();
+        return new CandidateIndexExpiry(
+                ttl,
+                config.getUpdateType() == StateTtlConfig.UpdateType.OnReadAndWrite,
+                incremental == null ? 0 : incremental.getCleanupSize(),
+                time);
     }
 
     boolean enabled() {
@@ -50,6 +59,11 @@ public final class CandidateIndexExpiry {
     /** Whether an index last touched at {@code lastAccess} has expired by now. */
     boolean expired(long lastAccess) {
         return enabled() && time.currentTimestamp() - lastAccess >= ttlMillis;
+    }
+
+    /** How many other keys each access checks for expiry (see CandidateIndexSweep); 0 for none. */
+    int cleanupKeysPerAccess() {
+        return cleanupKeysPerAccess;
     }
 
     /** Whether reads renew the TTL ({@code OnReadAndWrite}). */

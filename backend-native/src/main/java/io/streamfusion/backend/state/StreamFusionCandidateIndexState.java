@@ -44,7 +44,8 @@ import java.util.Map;
  * is constant however many candidates there are (as long as values rarely share a hash).
  *
  * <p>Under TTL every operation reads the counter first; an expired index is deleted there, so
- * nothing after it can see an expired candidate.
+ * nothing after it can see an expired candidate. Before that, {@link CandidateIndexSweep} checks a
+ * few other keys, so indexes that are never touched again are deleted too.
  */
 public final class StreamFusionCandidateIndexState<K, V>
         extends AbstractStreamFusionState<K, VoidNamespace, Map<byte[], byte[]>> implements CandidateIndexState<V> {
@@ -61,6 +62,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     private final TypeSerializer<V> candidateSerializer;
     private final CandidateIndexExpiry expiry;
     private final CandidateIndexMemo memo;
+    private final CandidateIndexSweep sweep;
     private final DataInputDeserializer candidateIn = new DataInputDeserializer();
     private final EntryBatchWriter batch = new EntryBatchWriter(256);
 
@@ -75,6 +77,7 @@ public final class StreamFusionCandidateIndexState<K, V>
         this.candidateSerializer = candidateSerializer;
         this.expiry = expiry;
         this.memo = memo;
+        this.sweep = new CandidateIndexSweep(column, expiry, memo);
         setCurrentNamespace(VoidNamespace.INSTANCE);
     }
 
@@ -218,6 +221,7 @@ public final class StreamFusionCandidateIndexState<K, V>
      * reads as empty.
      */
     private long[] readCounter(byte[] base) {
+        sweep.run();
         long[] remembered = memo.counter(base);
         long[] read = remembered != null ? remembered : readStoredCounter(base);
         if (expiry.expired(read[3])) {
@@ -233,13 +237,42 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     private long[] readStoredCounter(byte[] base) {
         byte[] stored = column.get(counterKey(base));
-        if (stored == null) {
-            return EMPTY_COUNTER.clone();
-        }
+        return stored == null ? EMPTY_COUNTER.clone() : parseCounter(stored);
+    }
+
+    private static long[] parseCounter(byte[] stored) {
         ByteBuffer counter = ByteBuffer.wrap(stored, MAP_VALUE_HEADER, stored.length - MAP_VALUE_HEADER);
         // Indexes written before the access time was kept have three longs: they never expire.
         return new long[] {counter.getLong(), counter.getLong(), counter.getLong(),
                 counter.remaining() >= Long.BYTES ? counter.getLong() : Long.MAX_VALUE};
+    }
+
+    /** The last write (or refreshing read) recorded in a stored counter entry. */
+    static long lastWriteOf(byte[] storedCounter) {
+        return parseCounter(storedCounter)[3];
+    }
+
+    /**
+     * The key and namespace ({@code base}) of a stored index entry, told by the user key at its
+     * end (length prefix and kind byte); null if the key is not an index entry.
+     */
+    @Nullable
+    static byte[] baseOf(byte[] key) {
+        for (byte kind : new byte[] {COUNTER, BY_HASH, CANDIDATE}) {
+            int userKeyLength = userKeyLength(kind);
+            int start = key.length - Integer.BYTES - userKeyLength;
+            if (start >= 0
+                    && ByteBuffer.wrap(key, start, Integer.BYTES).getInt() == userKeyLength
+                    && key[start + Integer.BYTES] == kind) {
+                return Arrays.copyOf(key, start);
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code key} is the counter entry of {@code base}. */
+    static boolean isCounterKey(byte[] key, byte[] base) {
+        return Arrays.equals(key, counterKey(base));
     }
 
     /** {@link #readCounter}, renewing the TTL when reads renew it ({@code OnReadAndWrite}). */
@@ -263,9 +296,12 @@ public final class StreamFusionCandidateIndexState<K, V>
         return key.put(base).putInt(userKeyLength);
     }
 
+    private static int userKeyLength(byte kind) {
+        return kind == COUNTER ? 1 : kind == CANDIDATE ? 1 + Long.BYTES : 1 + Integer.BYTES;
+    }
+
     private static byte[] kindPrefix(byte[] base, byte kind) {
-        int length = kind == COUNTER ? 1 : kind == CANDIDATE ? 1 + Long.BYTES : 1 + Integer.BYTES;
-        return userKey(base, length, 1).put(kind).array();
+        return userKey(base, userKeyLength(kind), 1).put(kind).array();
     }
 
     private static byte[] counterKey(byte[] base) {
