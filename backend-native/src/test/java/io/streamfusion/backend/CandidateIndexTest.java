@@ -59,6 +59,10 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         return new KeyGroupRange(0, TestKeyedBackends.KEY_GROUPS - 1);
     }
 
+    private KeyedStateHandle firstCheckpoint(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
+        return TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+    }
+
     private static CandidateIndexState<String> index(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
         return backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE);
     }
@@ -167,7 +171,7 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
                 backend.setCurrentKey((long) key);
                 assertEquals(expected.get(key), list(index.candidates()));
             }
-            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            checkpoint = firstCheckpoint(backend);
         } finally {
             backend.dispose();
         }
@@ -269,7 +273,7 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
             index.append("young");
             NativeStateColumn column = backend.nativeColumns().get("candidates");
             assertEquals(50 * 4 + 2, column.countEntries(), "candidate and hash entries; counters are still in the memo");
-            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            checkpoint = firstCheckpoint(backend);
             now[0] = 120; // keys 0..49 expired at 100; key 500 lives until 160
             // Counters known from the memo.
             assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(backend, index);
@@ -357,7 +361,7 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
             for (int i = 0; i < candidates; i++) {
                 index.append(candidate(i));
             }
-            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            checkpoint = firstCheckpoint(backend);
         } finally {
             backend.dispose();
         }
@@ -415,7 +419,7 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
                 index.append("first of " + key);
                 index.append("last of " + key);
             }
-            checkpoint = TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            checkpoint = firstCheckpoint(backend);
             // Its counter is only remembered when the savepoint starts: the savepoint must write it.
             backend.setCurrentKey(highKey);
             index.append("after the checkpoint");
