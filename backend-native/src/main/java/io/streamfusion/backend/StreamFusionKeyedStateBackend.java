@@ -574,11 +574,6 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
      * shares files between checkpoints only in incremental mode and never with savepoints.
      * Flink takes canonical savepoints through {@link #savepoint()} instead.
      */
-    /** Candidate index counters are written back (see CandidateIndexMemo): a snapshot must see them. */
-    private void flushCandidateIndexCounters() {
-        candidateIndexMemos.values().forEach(CandidateIndexMemo::flush);
-    }
-
     @Nonnull
     @Override
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
@@ -623,6 +618,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         keyGroupPrefixBytes,
                         keyGroupCompressionDecorator),
                 ASYNCHRONOUS);
+    }
+
+    /** Candidate index counters are written back (see CandidateIndexMemo): a snapshot must see them. */
+    private void flushCandidateIndexCounters() {
+        candidateIndexMemos.values().forEach(CandidateIndexMemo::flush);
     }
 
     @Override

@@ -25,8 +25,7 @@ final class CandidateHashEntry {
     /** {@code stored} (null if there is no entry yet) with the candidate appended at its end. */
     static byte[] withAppended(@Nullable byte[] stored, long sequence, byte[] value) {
         int existing = stored == null ? 0 : stored.length - HEADER;
-        ByteBuffer out = ByteBuffer.allocate(HEADER + existing + RECORD_HEADER + value.length);
-        out.put((byte) 0).putInt(existing + RECORD_HEADER + value.length);
+        ByteBuffer out = StreamFusionCandidateIndexState.mapValueWithRoomFor(existing + RECORD_HEADER + value.length);
         if (stored != null) {
             out.put(stored, HEADER, existing);
         }
@@ -63,8 +62,7 @@ final class CandidateHashEntry {
         if (remaining == 0) {
             return null;
         }
-        ByteBuffer out = ByteBuffer.allocate(HEADER + remaining);
-        out.put((byte) 0).putInt(remaining);
+        ByteBuffer out = StreamFusionCandidateIndexState.mapValueWithRoomFor(remaining);
         out.put(stored, HEADER, match.offset() - HEADER);
         int after = match.offset() + match.length();
         return out.put(stored, after, stored.length - after).array();

@@ -53,6 +53,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     private static final byte COUNTER = 0;
     private static final byte CANDIDATE = 1;
     private static final byte BY_HASH = 2;
+    private static final byte[] KINDS = {COUNTER, BY_HASH, CANDIDATE};
     private static final int ITERATION_BATCH_BYTES = 32 << 10;
     /** A map-state value starts with Flink's not-null flag and the byte-array length. */
     static final int MAP_VALUE_HEADER = 1 + Integer.BYTES;
@@ -258,7 +259,7 @@ public final class StreamFusionCandidateIndexState<K, V>
      */
     @Nullable
     static byte[] baseOf(byte[] key) {
-        for (byte kind : new byte[] {COUNTER, BY_HASH, CANDIDATE}) {
+        for (byte kind : KINDS) {
             int userKeyLength = userKeyLength(kind);
             int start = key.length - Integer.BYTES - userKeyLength;
             if (start >= 0
@@ -309,25 +310,29 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     private static byte[] candidateKey(byte[] base, long sequence) {
-        return userKey(base, 1 + Long.BYTES, 1 + Long.BYTES).put(CANDIDATE).putLong(sequence).array();
+        return userKey(base, userKeyLength(CANDIDATE), userKeyLength(CANDIDATE)).put(CANDIDATE).putLong(sequence).array();
     }
 
     private static byte[] hashKey(byte[] base, int hash) {
-        return userKey(base, 1 + Integer.BYTES, 1 + Integer.BYTES).put(BY_HASH).putInt(hash).array();
+        return userKey(base, userKeyLength(BY_HASH), userKeyLength(BY_HASH)).put(BY_HASH).putInt(hash).array();
     }
 
     /** A map-state value: Flink's not-null flag, then the byte-array serializer's length and bytes. */
     static byte[] mapValue(byte[] payload) {
-        return ByteBuffer.allocate(MAP_VALUE_HEADER + payload.length).put((byte) 0).putInt(payload.length).put(payload).array();
+        return mapValueWithRoomFor(payload.length).put(payload).array();
     }
 
+    /** A map-state value of {@code payloadLength} bytes, its header written, positioned at the payload. */
+    static ByteBuffer mapValueWithRoomFor(int payloadLength) {
+        return ByteBuffer.allocate(MAP_VALUE_HEADER + payloadLength).put((byte) 0).putInt(payloadLength);
+    }
 
     /** Next sequence, count, latest sequence, last access: as {@link #readCounter} returns them. */
     private static byte[] counterValue(long[] counter) {
-        ByteBuffer out = ByteBuffer.allocate(4 * Long.BYTES);
+        ByteBuffer out = mapValueWithRoomFor(counter.length * Long.BYTES);
         for (long field : counter) {
             out.putLong(field);
         }
-        return mapValue(out.array());
+        return out.array();
     }
 }
