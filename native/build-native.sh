@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Rust cdylib in release mode and copies it to the folder given as $1.
 #
-# The cargo target directory lives outside the source tree, keyed by Cargo.lock, so a fresh
-# clone reuses an earlier compile of RocksDB instead of spending ten minutes on it again.
-# Override it with STREAMFUSION_CARGO_TARGET_DIR.
+# The cargo target directory lives outside the source tree, so a fresh clone reuses an earlier
+# compile of RocksDB instead of spending a quarter of an hour on it again; cargo's own
+# fingerprints decide what to rebuild. bin/lib/common.sh names the same directory. Override it
+# with STREAMFUSION_CARGO_TARGET_DIR.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:?usage: build-native.sh OUTPUT_DIR}"
@@ -13,8 +14,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-lock_hash="$(sha256sum "$here/Cargo.lock" | cut -c1-16)"
-export CARGO_TARGET_DIR="${STREAMFUSION_CARGO_TARGET_DIR:-$HOME/.cache/streamfusion/cargo-target-$lock_hash}"
+export CARGO_TARGET_DIR="${STREAMFUSION_CARGO_TARGET_DIR:-$HOME/.cache/streamfusion/cargo-target}"
 mkdir -p "$CARGO_TARGET_DIR"
 
 cargo build --release --locked --manifest-path "$here/Cargo.toml"

@@ -1,35 +1,36 @@
 # Shared by the bin/ commands. Source it from the repository root.
 
-# Fails early, with what to do, when a tool the build needs is missing.
-require_tools() {
-  local missing=()
-  for tool in java mvn cargo; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-  done
-  if [ "${#missing[@]}" -gt 0 ]; then
-    echo "Missing: ${missing[*]}. Run .ci/run once (it installs what a fresh machine lacks), or install JDK 17, Maven and Rust (rustup)." >&2
-    exit 1
-  fi
-}
+source bin/lib/prerequisites.sh
 
-# The cargo target directory, outside the clone and keyed by Cargo.lock (see native/build-native.sh).
+# The cargo target directory, outside the clone so that a fresh clone reuses an earlier compile
+# of RocksDB (see native/build-native.sh, which uses the same one).
 cargo_target_dir() {
-  echo "${STREAMFUSION_CARGO_TARGET_DIR:-$HOME/.cache/streamfusion/cargo-target-$(sha256sum native/Cargo.lock | cut -c1-16)}"
+  echo "${STREAMFUSION_CARGO_TARGET_DIR:-$HOME/.cache/streamfusion/cargo-target}"
 }
 
-# Runs Maven offline once every pom's dependencies were resolved by an earlier run of the same
-# command; the first run on a machine (or after a pom changes) goes online.
+# Runs Maven offline once the same command, with the same poms and the same local repository,
+# succeeded online: that run resolved every plugin and dependency this one needs. Any other
+# command (or a changed pom, or another repository) goes online first.
 mvn_run() {
-  local purpose="$1"; shift
-  local hash marker
-  hash="$(cat pom.xml ./*/pom.xml | sha256sum | cut -c1-16)"
-  marker="$HOME/.cache/streamfusion/m2-$purpose-$hash"
+  local key marker
+  key="$(printf '%s\n' "$*" "${MAVEN_OPTS:-}" | cat - pom.xml ./*/pom.xml | sha256sum | cut -c1-16)"
+  marker="$HOME/.cache/streamfusion/m2-resolved-$key"
   mkdir -p "$HOME/.cache/streamfusion"
   if [ -f "$marker" ]; then
-    mvn -o -Dstyle.color=never "$@"
-  else
-    mvn -Dstyle.color=never "$@"
+    local log status
+    log="$(mktemp)"
+    set +e
+    mvn -o -Dstyle.color=never "$@" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+    if [ "$status" -eq 0 ] || ! grep -q -e 'in offline mode' -e 'No plugin found for prefix' "$log"; then
+      rm -f "$log"
+      return "$status"
+    fi
+    rm -f "$log" "$marker"
+    echo "== an offline Maven run could not resolve everything (the local repository changed?); going online" >&2
   fi
+  mvn -Dstyle.color=never "$@"
   touch "$marker"
 }
 

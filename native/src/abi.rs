@@ -1,18 +1,42 @@
-//! The version stamp shared with the Java side.
+//! What the Java side and this library must agree on, defined here once for the native side.
 //!
-//! Both sides compare stamps at load time: Java refuses a library whose stamp differs, and
-//! the library refuses a Java caller whose stamp differs. Bump it whenever a JNI signature or
-//! the encoding of a batch changes.
+//! At load time Java sends its own [`descriptor`]: the ABI version and every code the two
+//! sides exchange. The library refuses a caller whose descriptor differs, so a mismatch is
+//! caught before any state is touched. Bump [`ABI_VERSION`] whenever a JNI signature or the
+//! encoding of a batch changes.
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 3;
+pub const ABI_VERSION: i32 = 4;
 
-/// Checks the stamp that the Java side sent.
-pub fn check_java_abi(java_abi: i32) -> Result<(), crate::NativeError> {
-    if java_abi == ABI_VERSION {
+/// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
+pub mod ttl_layout {
+    /// No filter.
+    pub const NONE: i32 = 0;
+    pub const VALUE: i32 = 1;
+    pub const MAP: i32 = 2;
+    pub const FIXED_ELEMENT_LIST: i32 = 3;
+    pub const VARIABLE_ELEMENT_LIST: i32 = 4;
+}
+
+/// The version and codes, in the form `NativeAbi.descriptor()` builds on the Java side.
+pub fn descriptor() -> String {
+    format!(
+        "abi={ABI_VERSION};ttl.none={};ttl.value={};ttl.map={};ttl.fixed-element-list={};ttl.variable-element-list={}",
+        ttl_layout::NONE,
+        ttl_layout::VALUE,
+        ttl_layout::MAP,
+        ttl_layout::FIXED_ELEMENT_LIST,
+        ttl_layout::VARIABLE_ELEMENT_LIST
+    )
+}
+
+/// Checks the descriptor that the Java side sent.
+pub fn check_java_abi(java_descriptor: &str) -> Result<(), crate::NativeError> {
+    let native = descriptor();
+    if java_descriptor == native {
         Ok(())
     } else {
-        Err(crate::NativeError::AbiMismatch { java: java_abi, native: ABI_VERSION })
+        Err(crate::NativeError::AbiMismatch { java: java_descriptor.to_owned(), native })
     }
 }
 
@@ -21,9 +45,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn accepts_own_version_and_rejects_others() {
-        assert!(check_java_abi(ABI_VERSION).is_ok());
-        let err = check_java_abi(ABI_VERSION + 1).unwrap_err();
+    fn accepts_own_descriptor_and_rejects_others() {
+        assert!(check_java_abi(&descriptor()).is_ok());
+        let other = descriptor().replace("ttl.map=2", "ttl.map=5");
+        let err = check_java_abi(&other).unwrap_err();
         assert!(err.to_string().contains("ABI"), "{err}");
+        assert!(err.to_string().contains("ttl.map=5"), "{err}");
     }
 }

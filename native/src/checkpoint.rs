@@ -24,15 +24,15 @@ pub fn create_checkpoint(store: &KeyedStore, target: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use crate::store::tests::test_config;
-    use crate::store::StateColumn;
+    use crate::store::StateColumnFamily;
 
     #[test]
     fn checkpoint_holds_unflushed_writes_and_reopens_as_a_store() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let target = dir.path().join("chk-1");
         {
             let store = KeyedStore::open(&dir.path().join("db"), test_config()).unwrap();
-            let column = StateColumn::open(&store, "values").unwrap();
+            let column = StateColumnFamily::open(&store, "values").unwrap();
             column.put(b"\x00k", b"v").unwrap();
             create_checkpoint(&store, &target).unwrap();
             // A write after the checkpoint must not show up in it.
@@ -46,14 +46,14 @@ mod tests {
         assert!(files.iter().any(|f| f == "CURRENT"));
 
         let restored = KeyedStore::open(&target, test_config()).unwrap();
-        let column = StateColumn::open(&restored, "values").unwrap();
+        let column = StateColumnFamily::open(&restored, "values").unwrap();
         assert_eq!(&*column.get(b"\x00k").unwrap().unwrap(), b"v");
         assert!(column.get(b"\x00later").unwrap().is_none());
     }
 
     #[test]
     fn checkpoint_into_an_existing_directory_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(&dir.path().join("db"), test_config()).unwrap();
         assert!(create_checkpoint(&store, dir.path()).is_err());
     }

@@ -8,9 +8,11 @@ pub enum NativeError {
     /// RocksDB returned a non-OK status; the text is RocksDB's own.
     RocksDb(rocksdb::Error),
     /// The Java and native sides were built from different versions.
-    AbiMismatch { java: i32, native: i32 },
+    AbiMismatch { java: String, native: String },
     /// A caller passed something the native side cannot use.
     InvalidArgument(String),
+    /// An invariant of the native side or of its Java caller broke: a bug, not bad input.
+    Internal(String),
     /// An encoded batch did not follow the batch format.
     CorruptBatch(String),
     /// A call back into the JVM (a TTL clock or list scanner) failed.
@@ -23,10 +25,11 @@ impl fmt::Display for NativeError {
             NativeError::RocksDb(e) => write!(f, "RocksDB error: {e}"),
             NativeError::AbiMismatch { java, native } => write!(
                 f,
-                "StreamFusion ABI mismatch: Java side has ABI {java}, native library has ABI \
-                 {native}. Rebuild both from the same source tree (mvn package)."
+                "StreamFusion ABI mismatch: the Java side has '{java}', the native library has \
+                 '{native}'. Rebuild both from the same source tree (mvn package)."
             ),
             NativeError::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            NativeError::Internal(m) => write!(f, "internal error in StreamFusion's native library: {m}"),
             NativeError::CorruptBatch(m) => write!(f, "corrupt entry batch: {m}"),
             NativeError::Callback(m) => write!(f, "callback into the JVM failed: {m}"),
         }

@@ -15,4 +15,7 @@ pub mod scan;
 pub mod store;
 pub mod ttl;
 
+#[cfg(test)]
+mod test_support;
+
 pub use error::NativeError;

@@ -10,7 +10,7 @@ use rocksdb::{Cache, WriteBufferManager};
 use crate::error::{NativeError, Result};
 
 /// A slot's shared block cache and write-buffer manager.
-pub struct SharedMemory {
+pub struct SlotMemory {
     cache: Cache,
     write_buffers: WriteBufferManager,
     total_bytes: usize,
@@ -19,20 +19,18 @@ pub struct SharedMemory {
 
 // RocksDB's cache and write-buffer manager are internally synchronised C++ objects meant to be
 // shared by many databases and threads; rust-rocksdb only lacks the marker traits.
-unsafe impl Send for SharedMemory {}
-unsafe impl Sync for SharedMemory {}
+unsafe impl Send for SlotMemory {}
+unsafe impl Sync for SlotMemory {}
 
-impl SharedMemory {
+impl SlotMemory {
     /// A budget of `total_bytes` whose memtables may take the share `write_buffer_ratio`, each
     /// memtable holding up to `memtable_bytes` before it is flushed.
-    pub fn new(total_bytes: usize, write_buffer_ratio: f64, memtable_bytes: usize) -> Result<SharedMemory> {
+    pub fn new(total_bytes: usize, write_buffer_ratio: f64, memtable_bytes: usize) -> Result<SlotMemory> {
         if memtable_bytes == 0 {
             return Err(NativeError::InvalidArgument("the write buffer size must be positive".to_owned()));
         }
         if total_bytes == 0 {
-            return Err(NativeError::InvalidArgument(
-                "the memory budget of a slot must be positive".to_owned(),
-            ));
+            return Err(NativeError::InvalidArgument("the memory budget of a slot must be positive".to_owned()));
         }
         if !(write_buffer_ratio > 0.0 && write_buffer_ratio < 1.0) {
             return Err(NativeError::InvalidArgument(format!(
@@ -43,7 +41,7 @@ impl SharedMemory {
         let cache = Cache::new_lru_cache(cache_bytes);
         let write_buffers =
             WriteBufferManager::new_write_buffer_manager_with_cache(write_buffer_bytes, false, cache.clone());
-        Ok(SharedMemory { cache, write_buffers, total_bytes, memtable_bytes })
+        Ok(SlotMemory { cache, write_buffers, total_bytes, memtable_bytes })
     }
 
     pub fn cache(&self) -> &Cache {
@@ -99,11 +97,11 @@ mod tests {
 
     #[test]
     fn rejects_bad_budgets() {
-        assert!(SharedMemory::new(0, 0.5, 1 << 20).is_err());
-        assert!(SharedMemory::new(1 << 20, 0.0, 1 << 20).is_err());
-        assert!(SharedMemory::new(1 << 20, 1.0, 1 << 20).is_err());
-        assert!(SharedMemory::new(1 << 20, 0.5, 0).is_err());
-        let memory = SharedMemory::new(8 << 20, 0.5, 1 << 20).unwrap();
+        assert!(SlotMemory::new(0, 0.5, 1 << 20).is_err());
+        assert!(SlotMemory::new(1 << 20, 0.0, 1 << 20).is_err());
+        assert!(SlotMemory::new(1 << 20, 1.0, 1 << 20).is_err());
+        assert!(SlotMemory::new(1 << 20, 0.5, 0).is_err());
+        let memory = SlotMemory::new(8 << 20, 0.5, 1 << 20).unwrap();
         assert_eq!(memory.total_bytes(), 8 << 20);
     }
 }

@@ -23,9 +23,7 @@ pub struct KeyRange {
 impl KeyRange {
     pub fn new(begin: &[u8], end: &[u8]) -> Result<KeyRange> {
         if begin > end {
-            return Err(NativeError::InvalidArgument(format!(
-                "key range begins at {begin:?} after its end {end:?}"
-            )));
+            return Err(NativeError::InvalidArgument(format!("key range begins at {begin:?} after its end {end:?}")));
         }
         Ok(KeyRange { begin: begin.to_vec(), end: end.to_vec() })
     }
@@ -57,10 +55,8 @@ pub fn delete_ranges(store: &KeyedStore, ranges: &[KeyRange]) -> Result<()> {
 /// appends are merged by the same operator while they are read.
 pub fn copy_range_from(store: &KeyedStore, source: &Path, range: &KeyRange) -> Result<u64> {
     let options = store.column_options().clone();
-    let names: Vec<String> = Db::list_cf(&options, source)?
-        .into_iter()
-        .filter(|name| name != rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
-        .collect();
+    let names: Vec<String> =
+        Db::list_cf(&options, source)?.into_iter().filter(|name| name != rocksdb::DEFAULT_COLUMN_FAMILY_NAME).collect();
     let source_db = Db::open_cf_with_opts_for_read_only(
         &options,
         source,
@@ -72,7 +68,7 @@ pub fn copy_range_from(store: &KeyedStore, source: &Path, range: &KeyRange) -> R
     for name in &names {
         store.ensure_column_family(name)?;
         let (Some(from), Some(to)) = (source_db.cf_handle(name), db.cf_handle(name)) else {
-            return Err(NativeError::InvalidArgument(format!("column family '{name}' vanished during copy")));
+            return Err(NativeError::Internal(format!("column family '{name}' vanished during copy")));
         };
         let mut read = ReadOptions::default();
         read.set_iterate_upper_bound(range.end.clone());
@@ -100,9 +96,9 @@ mod tests {
     use super::*;
     use crate::checkpoint::create_checkpoint;
     use crate::store::tests::test_config;
-    use crate::store::StateColumn;
+    use crate::store::StateColumnFamily;
 
-    fn keys(column: &StateColumn) -> Vec<Vec<u8>> {
+    fn keys(column: &StateColumnFamily) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut it = column.store().db().raw_iterator_cf(column.cf());
         it.seek_to_first();
@@ -114,8 +110,8 @@ mod tests {
     }
 
     /// One entry in each of key groups 0..8 (one-byte prefixes), flushed so files exist.
-    fn fill(store: &std::sync::Arc<KeyedStore>, name: &str) -> StateColumn {
-        let column = StateColumn::open(store, name).unwrap();
+    fn fill(store: &std::sync::Arc<KeyedStore>, name: &str) -> StateColumnFamily {
+        let column = StateColumnFamily::open(store, name).unwrap();
         for group in 0u8..8 {
             column.put(&[group, b'k'], &[group]).unwrap();
         }
@@ -125,7 +121,7 @@ mod tests {
 
     #[test]
     fn delete_ranges_clips_every_column_to_the_kept_key_groups() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let (a, b) = (fill(&store, "a"), fill(&store, "b"));
         // Keep key groups 2..=5: delete [0, 2) and [6, 8).
@@ -138,7 +134,7 @@ mod tests {
 
     #[test]
     fn copy_range_from_merges_only_the_owned_key_groups_of_another_instance() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let source_dir = dir.path().join("source");
         {
             let source = KeyedStore::open(&dir.path().join("other"), test_config()).unwrap();
@@ -149,14 +145,14 @@ mod tests {
             create_checkpoint(&source, &source_dir).unwrap();
         }
         let store = KeyedStore::open(&dir.path().join("target"), test_config()).unwrap();
-        let lists = StateColumn::open(&store, "lists").unwrap();
+        let lists = StateColumnFamily::open(&store, "lists").unwrap();
         lists.put(&[0, b'k'], b"mine").unwrap();
 
         let copied = copy_range_from(&store, &source_dir, &KeyRange::new(&[3], &[5]).unwrap()).unwrap();
         assert_eq!(copied, 4);
         assert_eq!(keys(&lists), vec![vec![0, b'k'], vec![3, b'k'], vec![4, b'k']]);
         assert_eq!(&*lists.get(&[3, b'k']).unwrap().unwrap(), b"\x03,more");
-        let created = StateColumn::open(&store, "only-in-source").unwrap();
+        let created = StateColumnFamily::open(&store, "only-in-source").unwrap();
         assert_eq!(keys(&created), vec![vec![3, b'k'], vec![4, b'k']]);
     }
 

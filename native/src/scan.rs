@@ -11,7 +11,7 @@ use rocksdb::{BoundColumnFamily, DBRawIteratorWithThreadMode, ReadOptions, Snaps
 
 use crate::batch;
 use crate::error::{NativeError, Result};
-use crate::store::{Db, KeyedStore, StateColumn};
+use crate::store::{Db, KeyedStore, StateColumnFamily};
 
 struct Cursor {
     iter: DBRawIteratorWithThreadMode<'static, Db>,
@@ -36,7 +36,7 @@ impl KeyGroupScan {
     /// column in `columns` is its state index in the emitted entries.
     pub fn open(
         store: &Arc<KeyedStore>,
-        columns: &[&StateColumn],
+        columns: &[&StateColumnFamily],
         key_group_prefix_bytes: usize,
     ) -> Result<KeyGroupScan> {
         if !(1..=2).contains(&key_group_prefix_bytes) {
@@ -46,26 +46,23 @@ impl KeyGroupScan {
         }
         for column in columns {
             if !Arc::ptr_eq(column.store(), store) {
-                return Err(NativeError::InvalidArgument(format!(
-                    "column '{}' belongs to another store",
+                return Err(NativeError::Internal(format!(
+                    "column family '{}' belongs to another store",
                     column.name()
                 )));
             }
         }
         // SAFETY: the snapshot borrows the database, which `_store` keeps alive and which is
         // dropped after the snapshot (field order).
-        let snapshot: SnapshotWithThreadMode<'static, Db> =
-            unsafe { std::mem::transmute(store.db().snapshot()) };
-        let handles: Vec<Arc<BoundColumnFamily<'static>>> =
-            columns.iter().map(|c| Arc::clone(c.cf())).collect();
+        let snapshot: SnapshotWithThreadMode<'static, Db> = unsafe { std::mem::transmute(store.db().snapshot()) };
+        let handles: Vec<Arc<BoundColumnFamily<'static>>> = columns.iter().map(|c| Arc::clone(c.cf())).collect();
         let mut cursors = Vec::with_capacity(handles.len());
         for (index, cf) in handles.iter().enumerate() {
             let mut read = ReadOptions::default();
             read.fill_cache(false);
             let iter = snapshot.raw_iterator_cf_opt(cf, read);
             // SAFETY: as above; the iterator is dropped before the snapshot and the handles.
-            let mut iter: DBRawIteratorWithThreadMode<'static, Db> =
-                unsafe { std::mem::transmute(iter) };
+            let mut iter: DBRawIteratorWithThreadMode<'static, Db> = unsafe { std::mem::transmute(iter) };
             iter.seek_to_first();
             cursors.push(Cursor { iter, state_index: index as u32 });
         }
@@ -99,7 +96,7 @@ impl KeyGroupScan {
                 continue;
             };
             let group = self.key_group_of(key)?;
-            if best.map_or(true, |(_, g)| group < g) {
+            if best.is_none_or(|(_, g)| group < g) {
                 best = Some((i, group));
             }
         }
@@ -160,10 +157,10 @@ mod tests {
 
     #[test]
     fn merges_columns_by_key_group_then_state() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let a = StateColumn::open(&store, "a").unwrap();
-        let b = StateColumn::open(&store, "b").unwrap();
+        let a = StateColumnFamily::open(&store, "a").unwrap();
+        let b = StateColumnFamily::open(&store, "b").unwrap();
         a.put(&[0, 1, b'x'], b"a0x").unwrap();
         a.put(&[0, 3, b'y'], b"a3y").unwrap();
         b.put(&[0, 1, b'z'], b"b1z").unwrap();
@@ -172,8 +169,7 @@ mod tests {
 
         for max_bytes in [1, 16, 1 << 16] {
             let mut scan = KeyGroupScan::open(&store, &[&a, &b], 2).unwrap();
-            let got: Vec<_> =
-                collect(&mut scan, max_bytes).into_iter().map(|(s, _, v)| (s, v)).collect();
+            let got: Vec<_> = collect(&mut scan, max_bytes).into_iter().map(|(s, _, v)| (s, v)).collect();
             assert_eq!(
                 got,
                 vec![
@@ -190,9 +186,9 @@ mod tests {
 
     #[test]
     fn scan_reads_its_snapshot_not_later_writes() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let a = StateColumn::open(&store, "a").unwrap();
+        let a = StateColumnFamily::open(&store, "a").unwrap();
         a.put(&[5, b'k'], b"before").unwrap();
         let mut scan = KeyGroupScan::open(&store, &[&a], 1).unwrap();
         a.put(&[5, b'k'], b"after").unwrap();
@@ -203,9 +199,9 @@ mod tests {
 
     #[test]
     fn scan_outlives_the_callers_column_handles() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let a = StateColumn::open(&store, "a").unwrap();
+        let a = StateColumnFamily::open(&store, "a").unwrap();
         a.put(&[1, b'k'], b"v").unwrap();
         let mut scan = KeyGroupScan::open(&store, &[&a], 1).unwrap();
         drop(a);
@@ -215,7 +211,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_prefix_width() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         assert!(KeyGroupScan::open(&store, &[], 3).is_err());
     }

@@ -4,27 +4,26 @@
 //! (`[key group][key][namespace]...`), serialized on the Java side, so the store itself is
 //! layout-agnostic apart from the key-group prefix used by scans.
 
-use std::path::Path;
 use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rocksdb::{
-    BlockBasedOptions, BoundColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice,
-    DBWithThreadMode, MergeOperands, MultiThreaded, Options, ReadOptions, WriteBatch,
-    WriteOptions,
+    BlockBasedOptions, BoundColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, DBWithThreadMode, MergeOperands,
+    MultiThreaded, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
 use crate::batch;
-use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
-use crate::memory::SharedMemory;
 use crate::error::{NativeError, Result};
+use crate::memory::SlotMemory;
+use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
 
 pub type Db = DBWithThreadMode<MultiThreaded>;
 
 /// What a store is opened with: the memory of its slot, shared with the slot's other stores.
 #[derive(Clone)]
 pub struct StoreConfig {
-    pub memory: Arc<SharedMemory>,
+    pub memory: Arc<SlotMemory>,
 }
 
 /// RocksDB's read and write option structs are plain data that RocksDB only reads during a
@@ -43,10 +42,10 @@ pub struct KeyedStore {
     column_options: Options,
     /// Names of the state column families, for operations over all of them (flush).
     column_names: Mutex<BTreeSet<String>>,
-    /// Each state column's TTL compaction filter configuration, empty until the state says.
+    /// Each state column family's TTL compaction filter configuration, empty until the state says.
     ttl_slots: Mutex<HashMap<String, Arc<TtlFilterSlot>>>,
     // Keeps the slot's cache and write-buffer manager alive while the database uses them.
-    _memory: Arc<SharedMemory>,
+    _memory: Arc<SlotMemory>,
 }
 
 impl KeyedStore {
@@ -90,15 +89,15 @@ impl KeyedStore {
     }
 
     /// Writes every entry of an encoded batch (puts and deletes) in one atomic RocksDB write.
-    /// Each entry's state index picks the column from `columns`.
-    pub fn apply_batch(&self, columns: &[&StateColumn], encoded: &[u8]) -> Result<usize> {
+    /// Each entry's state index picks the column family from `columns`.
+    pub fn apply_batch(&self, columns: &[&StateColumnFamily], encoded: &[u8]) -> Result<usize> {
         let mut batch = WriteBatch::default();
         let mut count = 0;
         for entry in batch::decode(encoded) {
             let entry = entry?;
             let column = columns.get(entry.state_index as usize).ok_or_else(|| {
                 NativeError::CorruptBatch(format!(
-                    "state index {} but only {} columns were given",
+                    "state index {} but only {} column families were given",
                     entry.state_index,
                     columns.len()
                 ))
@@ -114,7 +113,7 @@ impl KeyedStore {
         Ok(count)
     }
 
-    /// Creates the column family `name` unless it exists, with the options of every state column.
+    /// Creates the column family `name` unless it exists, with the options of every state column family.
     pub(crate) fn ensure_column_family(&self, name: &str) -> Result<()> {
         if self.db.cf_handle(name).is_none() {
             let slot = Arc::new(TtlFilterSlot::default());
@@ -125,7 +124,7 @@ impl KeyedStore {
         Ok(())
     }
 
-    /// Sets (or, with `None`, clears) the TTL compaction filter of a state column. It applies
+    /// Sets (or, with `None`, clears) the TTL compaction filter of a state column family. It applies
     /// from the next compaction on. `periodic_compaction_seconds` makes RocksDB compact files
     /// older than that, so cold data is cleaned too; 0 switches it off.
     pub fn configure_ttl(
@@ -136,7 +135,7 @@ impl KeyedStore {
     ) -> Result<()> {
         let slot = self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned();
         let (Some(slot), Some(cf)) = (slot, self.db.cf_handle(name)) else {
-            return Err(NativeError::InvalidArgument(format!("no state column '{name}' to configure TTL for")));
+            return Err(NativeError::InvalidArgument(format!("no state column family '{name}' to configure TTL for")));
         };
         slot.set(config);
         if let Some(seconds) = periodic_compaction_seconds {
@@ -191,7 +190,7 @@ fn column_options(config: &StoreConfig) -> Options {
     options
 }
 
-/// The options of a state column: the shared ones plus a TTL filter reading `slot`.
+/// The options of a state column family: the shared ones plus a TTL filter reading `slot`.
 fn state_column_options(shared: &Options, slot: &Arc<TtlFilterSlot>) -> Options {
     let mut options = shared.clone();
     options.set_compaction_filter_factory(TtlFilterFactory::new(Arc::clone(slot)));
@@ -206,13 +205,8 @@ pub const LIST_DELIMITER: u8 = b',';
 
 /// Appends operands to the existing value with Flink's list delimiter, exactly like RocksDB's
 /// `StringAppendTESTOperator` that Flink's RocksDB backend uses: list appends never read.
-fn list_append_merge(
-    _key: &[u8],
-    existing: Option<&[u8]>,
-    operands: &MergeOperands,
-) -> Option<Vec<u8>> {
-    let capacity = existing.map_or(0, <[u8]>::len)
-        + operands.iter().map(|op| op.len() + 1).sum::<usize>();
+fn list_append_merge(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
+    let capacity = existing.map_or(0, <[u8]>::len) + operands.iter().map(|op| op.len() + 1).sum::<usize>();
     let mut out = Vec::with_capacity(capacity);
     let mut first = true;
     if let Some(existing) = existing {
@@ -245,28 +239,27 @@ pub fn prefix_upper_bound(prefix: &[u8]) -> Option<Vec<u8>> {
 ///
 /// Field order matters: the column family handle must be dropped before the store that owns
 /// the database, and Rust drops fields in declaration order.
-pub struct StateColumn {
+pub struct StateColumnFamily {
     cf: Arc<BoundColumnFamily<'static>>,
     store: Arc<KeyedStore>,
     name: String,
 }
 
-impl StateColumn {
+impl StateColumnFamily {
     /// Creates the column family `name`, or opens it if it already exists (after a restore).
-    pub fn open(store: &Arc<KeyedStore>, name: &str) -> Result<StateColumn> {
+    pub fn open(store: &Arc<KeyedStore>, name: &str) -> Result<StateColumnFamily> {
         if name.is_empty() || name == rocksdb::DEFAULT_COLUMN_FAMILY_NAME {
-            return Err(NativeError::InvalidArgument(format!(
-                "'{name}' cannot name a state column family"
-            )));
+            return Err(NativeError::InvalidArgument(format!("'{name}' cannot name a state column family")));
         }
         store.ensure_column_family(name)?;
-        let cf = store.db.cf_handle(name).ok_or_else(|| {
-            NativeError::InvalidArgument(format!("column family '{name}' vanished after creation"))
-        })?;
+        let cf = store
+            .db
+            .cf_handle(name)
+            .ok_or_else(|| NativeError::Internal(format!("column family '{name}' vanished after creation")))?;
         // SAFETY: the handle borrows `store.db`. We keep an `Arc` of the store in the same
         // struct, declared after `cf`, so the database outlives the handle.
         let cf: Arc<BoundColumnFamily<'static>> = unsafe { std::mem::transmute(cf) };
-        Ok(StateColumn { cf, store: Arc::clone(store), name: name.to_owned() })
+        Ok(StateColumnFamily { cf, store: Arc::clone(store), name: name.to_owned() })
     }
 
     pub fn name(&self) -> &str {
@@ -285,10 +278,7 @@ impl StateColumn {
         if std::ptr::eq(Arc::as_ptr(&self.store), store) {
             Ok(())
         } else {
-            Err(NativeError::InvalidArgument(format!(
-                "column '{}' belongs to another store",
-                self.name
-            )))
+            Err(NativeError::Internal(format!("column family '{}' belongs to another store", self.name)))
         }
     }
 
@@ -308,8 +298,7 @@ impl StateColumn {
     /// encoded value list in the same order.
     pub fn multi_get(&self, encoded_keys: &[u8]) -> Result<Vec<u8>> {
         let keys = batch::decode_keys(encoded_keys).collect::<Result<Vec<&[u8]>>>()?;
-        let results =
-            self.store.db.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
+        let results = self.store.db.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
         let mut out = Vec::with_capacity(keys.len() * 16);
         for result in results {
             batch::encode_optional_value(&mut out, result?.as_deref());
@@ -345,12 +334,7 @@ impl StateColumn {
     /// Encodes (state index 0) the entries whose keys start with `prefix`, in key order,
     /// beginning after `resume_after` if given, until at least `max_bytes` are encoded. A batch
     /// shorter than `max_bytes` holds every remaining entry.
-    pub fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        resume_after: Option<&[u8]>,
-        max_bytes: usize,
-    ) -> Result<Vec<u8>> {
+    pub fn scan_prefix(&self, prefix: &[u8], resume_after: Option<&[u8]>, max_bytes: usize) -> Result<Vec<u8>> {
         let mut it = self.prefix_iterator(prefix);
         match resume_after {
             Some(after) => {
@@ -420,7 +404,7 @@ impl StateColumn {
         Ok(self.store.db.property_int_value_cf(&self.cf, name.as_c_str())?)
     }
 
-    /// Compacts the whole column, running its compaction filter over every entry.
+    /// Compacts the whole column family, running its compaction filter over every entry.
     pub fn compact(&self) -> Result<()> {
         let mut options = rocksdb::CompactOptions::default();
         // Rewrites the bottommost level too, so filters see every file.
@@ -448,14 +432,14 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn test_config() -> StoreConfig {
-        StoreConfig { memory: Arc::new(SharedMemory::new(16 << 20, 0.5, 4 << 20).unwrap()) }
+        StoreConfig { memory: Arc::new(SlotMemory::new(16 << 20, 0.5, 4 << 20).unwrap()) }
     }
 
     #[test]
     fn put_get_delete_in_one_column() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let column = StateColumn::open(&store, "value-state").unwrap();
+        let column = StateColumnFamily::open(&store, "value-state").unwrap();
         assert!(column.get(b"k").unwrap().is_none());
         column.put(b"k", b"v").unwrap();
         assert_eq!(&*column.get(b"k").unwrap().unwrap(), b"v");
@@ -467,10 +451,10 @@ pub(crate) mod tests {
     #[test]
     fn stores_share_the_slot_cache() {
         let config = test_config();
-        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (a, b) = (crate::test_support::TempDir::new(), crate::test_support::TempDir::new());
         let first = KeyedStore::open(a.path(), config.clone()).unwrap();
         let second = KeyedStore::open(b.path(), config.clone()).unwrap();
-        let (x, y) = (StateColumn::open(&first, "x").unwrap(), StateColumn::open(&second, "y").unwrap());
+        let (x, y) = (StateColumnFamily::open(&first, "x").unwrap(), StateColumnFamily::open(&second, "y").unwrap());
         for i in 0..2000u32 {
             x.put(&i.to_be_bytes(), &[7; 100]).unwrap();
             y.put(&i.to_be_bytes(), &[8; 100]).unwrap();
@@ -482,25 +466,25 @@ pub(crate) mod tests {
 
     #[test]
     fn columns_are_isolated_and_reopen_after_restart() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         {
             let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-            let a = StateColumn::open(&store, "a").unwrap();
-            let b = StateColumn::open(&store, "b").unwrap();
+            let a = StateColumnFamily::open(&store, "a").unwrap();
+            let b = StateColumnFamily::open(&store, "b").unwrap();
             a.put(b"k", b"in-a").unwrap();
             assert!(b.get(b"k").unwrap().is_none());
             store.flush().unwrap();
         }
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let a = StateColumn::open(&store, "a").unwrap();
+        let a = StateColumnFamily::open(&store, "a").unwrap();
         assert_eq!(&*a.get(b"k").unwrap().unwrap(), b"in-a");
     }
 
     #[test]
     fn last_key_with_prefix_stays_in_the_prefix_and_below_the_bound() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let column = StateColumn::open(&store, "c").unwrap();
+        let column = StateColumnFamily::open(&store, "c").unwrap();
         for key in [&b"a1"[..], b"a2", b"a3", b"b1"] {
             column.put(key, b"v").unwrap();
         }
@@ -513,9 +497,9 @@ pub(crate) mod tests {
 
     #[test]
     fn apply_batch_puts_and_deletes_in_one_write() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let column = StateColumn::open(&store, "c").unwrap();
+        let column = StateColumnFamily::open(&store, "c").unwrap();
         column.put(b"old", b"x").unwrap();
         let mut buf = Vec::new();
         batch::encode_delete(&mut buf, 0, b"old");
@@ -527,10 +511,10 @@ pub(crate) mod tests {
 
     #[test]
     fn apply_batch_routes_entries_by_state_index() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let a = StateColumn::open(&store, "a").unwrap();
-        let b = StateColumn::open(&store, "b").unwrap();
+        let a = StateColumnFamily::open(&store, "a").unwrap();
+        let b = StateColumnFamily::open(&store, "b").unwrap();
         let mut buf = Vec::new();
         batch::encode_entry(&mut buf, 0, b"k1", b"v1");
         batch::encode_entry(&mut buf, 1, b"k2", b"v2");
@@ -546,9 +530,9 @@ pub(crate) mod tests {
 
     #[test]
     fn merge_appends_with_flinks_list_delimiter() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let list = StateColumn::open(&store, "list").unwrap();
+        let list = StateColumnFamily::open(&store, "list").unwrap();
         list.merge(b"k", b"a").unwrap();
         list.merge(b"k", b"b").unwrap();
         assert_eq!(&*list.get(b"k").unwrap().unwrap(), b"a,b");
@@ -566,9 +550,9 @@ pub(crate) mod tests {
 
     #[test]
     fn prefix_scan_resumes_and_stops_at_the_prefix() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let map = StateColumn::open(&store, "map").unwrap();
+        let map = StateColumnFamily::open(&store, "map").unwrap();
         for key in [&b"a1"[..], b"b1", b"b2", b"b3", b"c1", &[b'b', 0xff][..]] {
             map.put(key, b"v").unwrap();
         }
@@ -594,9 +578,9 @@ pub(crate) mod tests {
 
     #[test]
     fn multi_get_keeps_order_and_marks_absent_keys() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let column = StateColumn::open(&store, "values").unwrap();
+        let column = StateColumnFamily::open(&store, "values").unwrap();
         column.put(b"b", b"2").unwrap();
         column.put(b"a", b"1").unwrap();
         let values = column.multi_get(&key_list(&[b"b", b"zz", b"a"])).unwrap();
@@ -611,9 +595,9 @@ pub(crate) mod tests {
 
     #[test]
     fn int_properties_report_sst_bytes() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let column = StateColumn::open(&store, "sized").unwrap();
+        let column = StateColumnFamily::open(&store, "sized").unwrap();
         assert_eq!(column.int_property("rocksdb.total-sst-files-size").unwrap(), Some(0));
         for i in 0..1000u32 {
             column.put(&i.to_be_bytes(), &[1; 64]).unwrap();
@@ -632,9 +616,9 @@ pub(crate) mod tests {
 
     #[test]
     fn invalid_names_are_errors() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        assert!(StateColumn::open(&store, "default").is_err());
-        assert!(StateColumn::open(&store, "").is_err());
+        assert!(StateColumnFamily::open(&store, "default").is_err());
+        assert!(StateColumnFamily::open(&store, "").is_err());
     }
 }

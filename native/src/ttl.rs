@@ -44,7 +44,7 @@ pub trait ListElementScanner: Send + Sync {
     fn first_unexpired_offset(&self, list: &[u8], ttl_millis: i64, now_millis: i64) -> Result<usize>;
 }
 
-/// How one state's column is filtered.
+/// How one state's column family is filtered.
 pub struct TtlFilterConfig {
     pub layout: TtlStateLayout,
     pub ttl_millis: i64,
@@ -107,7 +107,7 @@ pub fn judge(config: &TtlFilterConfig, value: &[u8], now: i64) -> Result<Verdict
     })
 }
 
-/// The configuration of one column's filter, filled in when the state is registered.
+/// The configuration of one column family's filter, filled in when the state is registered.
 #[derive(Default)]
 pub struct TtlFilterSlot {
     config: RwLock<Option<Arc<TtlFilterConfig>>>,
@@ -283,11 +283,11 @@ pub(crate) mod tests {
     #[test]
     fn compaction_physically_removes_expired_entries_and_trims_lists() {
         use crate::store::tests::test_config;
-        use crate::store::{KeyedStore, StateColumn};
-        let dir = tempfile::tempdir().unwrap();
+        use crate::store::{KeyedStore, StateColumnFamily};
+        let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let values = StateColumn::open(&store, "values").unwrap();
-        let lists = StateColumn::open(&store, "lists").unwrap();
+        let values = StateColumnFamily::open(&store, "values").unwrap();
+        let lists = StateColumnFamily::open(&store, "lists").unwrap();
         for i in 0..100u32 {
             values.put(&i.to_be_bytes(), &ttl_value(if i < 90 { 0 } else { 500 }, b"v")).unwrap();
         }

@@ -10,15 +10,14 @@ use jni::sys::{jbyteArray, jdouble, jint, jlong, jlongArray};
 use jni::JNIEnv;
 
 use super::guard::{call, CallResult};
-use super::handles::{borrow, borrow_mut, free, into_handle};
+use super::handles::{
+    borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, ScanHandle, SlotMemoryHandle, StoreHandle,
+};
 use crate::abi;
 use crate::error::NativeError;
-use crate::memory::SharedMemory;
+use crate::memory::SlotMemory;
 use crate::scan::KeyGroupScan;
-use crate::store::{KeyedStore, StateColumn, StoreConfig};
-
-type StoreHandle = Arc<KeyedStore>;
-type MemoryHandle = Arc<SharedMemory>;
+use crate::store::{KeyedStore, StateColumnFamily, StoreConfig};
 
 /// Keys up to this length are copied onto the stack; state keys (key group, key, namespace,
 /// user key) are almost always this short.
@@ -27,11 +26,7 @@ const STACK_KEY_BYTES: usize = 128;
 /// Runs `f` over the bytes of `array`, copied onto the stack when short. A thread-local buffer
 /// would cost a `__tls_get_addr` call per access in a library loaded with `dlopen`, which
 /// measured as 4% of a point lookup.
-fn with_key<R>(
-    env: &mut JNIEnv,
-    array: &JByteArray,
-    f: impl FnOnce(&[u8]) -> CallResult<R>,
-) -> CallResult<R> {
+fn with_key<R>(env: &mut JNIEnv, array: &JByteArray, f: impl FnOnce(&[u8]) -> CallResult<R>) -> CallResult<R> {
     let len = env.get_array_length(array)? as usize;
     let mut stack = [0u8; STACK_KEY_BYTES];
     let mut heap = Vec::new();
@@ -47,13 +42,13 @@ fn with_key<R>(
     f(buffer)
 }
 
-fn column_list<'a>(env: &mut JNIEnv, handles: &JLongArray) -> CallResult<Vec<&'a StateColumn>> {
+fn column_list<'a>(env: &mut JNIEnv, handles: &JLongArray) -> CallResult<Vec<&'a StateColumnFamily>> {
     let len = env.get_array_length(handles)? as usize;
     let mut raw = vec![0 as jlong; len];
     env.get_long_array_region(handles, 0, &mut raw)?;
     let mut columns = Vec::with_capacity(len);
     for handle in raw {
-        columns.push(unsafe { borrow::<StateColumn>(handle)? });
+        columns.push(unsafe { borrow::<ColumnFamilyHandle>(handle)? });
     }
     Ok(columns)
 }
@@ -66,16 +61,13 @@ fn close<T>(env: &mut JNIEnv, handle: jlong) {
     })
 }
 
-/// Runs a key/value write (put or merge) on a column.
-fn write_entry(
-    env: &mut JNIEnv,
-    column: jlong,
-    key: &JByteArray,
-    value: &JByteArray,
-    write: fn(&StateColumn, &[u8], &[u8]) -> Result<(), NativeError>,
-) {
+/// A key/value write on a column family: put or merge.
+type EntryWrite = fn(&StateColumnFamily, &[u8], &[u8]) -> Result<(), NativeError>;
+
+/// Runs a key/value write on a column family.
+fn write_entry(env: &mut JNIEnv, column: jlong, key: &JByteArray, value: &JByteArray, write: EntryWrite) {
     call(env, (), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let value = env.convert_byte_array(value)?;
         with_key(env, key, |key| Ok(write(column, key, &value)?))
     })
@@ -104,9 +96,12 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_abiV
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_checkJavaAbi(
     mut env: JNIEnv,
     _class: JClass,
-    java_abi: jint,
+    java_descriptor: JString,
 ) {
-    call(&mut env, (), |_| Ok(abi::check_java_abi(java_abi)?))
+    call(&mut env, (), |env| {
+        let java_descriptor: String = env.get_string(&java_descriptor)?.into();
+        Ok(abi::check_java_abi(&java_descriptor)?)
+    })
 }
 
 #[no_mangle]
@@ -122,7 +117,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_trig
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openSharedMemory(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openSlotMemory(
     mut env: JNIEnv,
     _class: JClass,
     total_bytes: jlong,
@@ -130,38 +125,35 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     write_buffer_size: jlong,
 ) -> jlong {
     call(&mut env, 0, |_| {
-        let memory = SharedMemory::new(
+        let memory = SlotMemory::new(
             positive(total_bytes, "memory budget")?,
             write_buffer_ratio,
             positive(write_buffer_size, "write buffer size")?,
         )?;
-        Ok(into_handle::<MemoryHandle>(Arc::new(memory)))
+        Ok(into_handle::<SlotMemoryHandle>(Arc::new(memory)))
     })
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeSharedMemory(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeSlotMemory(
     mut env: JNIEnv,
     _class: JClass,
     memory: jlong,
 ) {
-    close::<MemoryHandle>(&mut env, memory)
+    close::<SlotMemoryHandle>(&mut env, memory)
 }
 
 /// `[cache usage, pinned usage, write-buffer usage]` in bytes.
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_sharedMemoryUsage<'local>(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_slotMemoryUsage<'local>(
     mut env: JNIEnv<'local>,
     _class: JClass,
     memory: jlong,
 ) -> jlongArray {
     call(&mut env, std::ptr::null_mut(), |env| {
-        let memory = unsafe { borrow::<MemoryHandle>(memory)? };
-        let usage = [
-            memory.cache_usage() as jlong,
-            memory.pinned_usage() as jlong,
-            memory.write_buffer_usage() as jlong,
-        ];
+        let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
+        let usage =
+            [memory.cache_usage() as jlong, memory.pinned_usage() as jlong, memory.write_buffer_usage() as jlong];
         let array = env.new_long_array(usage.len() as i32)?;
         env.set_long_array_region(&array, 0, &usage)?;
         Ok(array.into_raw())
@@ -177,10 +169,10 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
 ) -> jlong {
     call(&mut env, 0, |env| {
         let path: String = env.get_string(&path)?.into();
-        let memory = unsafe { borrow::<MemoryHandle>(memory)? };
+        let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
         let config = StoreConfig { memory: Arc::clone(memory) };
         let store: StoreHandle = KeyedStore::open(&PathBuf::from(path), config)?;
-        Ok(into_handle(store))
+        Ok(into_handle::<StoreHandle>(store))
     })
 }
 
@@ -203,7 +195,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_flus
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openColumn(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openColumnFamily(
     mut env: JNIEnv,
     _class: JClass,
     store: jlong,
@@ -212,17 +204,17 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     call(&mut env, 0, |env| {
         let store = unsafe { borrow::<StoreHandle>(store)? };
         let name: String = env.get_string(&name)?.into();
-        Ok(into_handle(StateColumn::open(store, &name)?))
+        Ok(into_handle::<ColumnFamilyHandle>(StateColumnFamily::open(store, &name)?))
     })
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeColumn(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeColumnFamily(
     mut env: JNIEnv,
     _class: JClass,
     column: jlong,
 ) {
-    close::<StateColumn>(&mut env, column)
+    close::<ColumnFamilyHandle>(&mut env, column)
 }
 
 #[no_mangle]
@@ -233,7 +225,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_get(
     key: JByteArray,
 ) -> jbyteArray {
     call(&mut env, std::ptr::null_mut(), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let value = with_key(env, &key, |key| Ok(column.get(key)?))?;
         Ok(match value {
             Some(bytes) => to_java(env, &bytes)?,
@@ -250,7 +242,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_put(
     key: JByteArray,
     value: JByteArray,
 ) {
-    write_entry(&mut env, column, &key, &value, StateColumn::put)
+    write_entry(&mut env, column, &key, &value, StateColumnFamily::put)
 }
 
 #[no_mangle]
@@ -261,7 +253,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_dele
     key: JByteArray,
 ) {
     call(&mut env, (), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         with_key(env, &key, |key| Ok(column.delete(key)?))
     })
 }
@@ -273,7 +265,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_coun
     column: jlong,
 ) -> jlong {
     call(&mut env, 0, |_| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         Ok(column.count_entries()? as jlong)
     })
 }
@@ -306,7 +298,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
         let store = unsafe { borrow::<StoreHandle>(store)? };
         let columns = column_list(env, &columns)?;
         let scan = KeyGroupScan::open(store, &columns, key_group_prefix_bytes as usize)?;
-        Ok(into_handle(scan))
+        Ok(into_handle::<ScanHandle>(scan))
     })
 }
 
@@ -318,7 +310,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_scan
     max_bytes: jint,
 ) -> jbyteArray {
     call(&mut env, std::ptr::null_mut(), |env| {
-        let scan = unsafe { borrow_mut::<KeyGroupScan>(scan)? };
+        let scan = unsafe { borrow_mut::<ScanHandle>(scan)? };
         let bytes = scan.next_batch(positive(max_bytes as jlong, "scan batch size")?)?;
         to_java(env, &bytes)
     })
@@ -330,7 +322,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     _class: JClass,
     scan: jlong,
 ) {
-    close::<KeyGroupScan>(&mut env, scan)
+    close::<ScanHandle>(&mut env, scan)
 }
 
 #[no_mangle]
@@ -341,7 +333,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_merg
     key: JByteArray,
     value: JByteArray,
 ) {
-    write_entry(&mut env, column, &key, &value, StateColumn::merge)
+    write_entry(&mut env, column, &key, &value, StateColumnFamily::merge)
 }
 
 #[no_mangle]
@@ -354,13 +346,11 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_scan
     max_bytes: jint,
 ) -> jbyteArray {
     call(&mut env, std::ptr::null_mut(), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let max_bytes = positive(max_bytes as jlong, "scan batch size")?;
-        let resume_after =
-            if resume_after.is_null() { None } else { Some(env.convert_byte_array(&resume_after)?) };
-        let bytes = with_key(env, &prefix, |prefix| {
-            Ok(column.scan_prefix(prefix, resume_after.as_deref(), max_bytes)?)
-        })?;
+        let resume_after = if resume_after.is_null() { None } else { Some(env.convert_byte_array(&resume_after)?) };
+        let bytes =
+            with_key(env, &prefix, |prefix| Ok(column.scan_prefix(prefix, resume_after.as_deref(), max_bytes)?))?;
         to_java(env, &bytes)
     })
 }
@@ -373,7 +363,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_dele
     prefix: JByteArray,
 ) -> jlong {
     call(&mut env, 0, |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         with_key(env, &prefix, |prefix| Ok(column.delete_prefix(prefix)? as jlong))
     })
 }
@@ -386,7 +376,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_mult
     keys: JByteArray,
 ) -> jbyteArray {
     call(&mut env, std::ptr::null_mut(), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let keys = env.convert_byte_array(&keys)?;
         let values = column.multi_get(&keys)?;
         to_java(env, &values)
@@ -401,7 +391,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_dele
     keys: JByteArray,
 ) -> jint {
     call(&mut env, 0, |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let keys = env.convert_byte_array(&keys)?;
         Ok(column.delete_all(&keys)? as jint)
     })
@@ -409,14 +399,14 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_dele
 
 /// The integer property, or -1 when RocksDB does not know the name.
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_columnIntProperty(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_columnFamilyIntProperty(
     mut env: JNIEnv,
     _class: JClass,
     column: jlong,
     name: JString,
 ) -> jlong {
     call(&mut env, -1, |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let name: String = env.get_string(&name)?.into();
         Ok(column.int_property(&name)?.map_or(-1, |v| v as jlong))
     })
@@ -432,7 +422,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_last
     before: JByteArray,
 ) -> jbyteArray {
     call(&mut env, std::ptr::null_mut(), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let prefix = env.convert_byte_array(&prefix)?;
         let before = if before.is_null() { None } else { Some(env.convert_byte_array(&before)?) };
         match column.last_key_with_prefix(&prefix, before.as_deref())? {

@@ -1,15 +1,38 @@
 //! Error and panic containment for JNI calls.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use jni::JNIEnv;
 
 use crate::error::NativeError;
 
-/// The Java exception thrown for native failures other than bad arguments.
+/// The Java exception thrown for native failures other than bad arguments and bugs.
 const NATIVE_EXCEPTION: &str = "io/streamfusion/backend/nativelib/NativeStateException";
+/// The Java exception thrown for broken invariants and panics: bugs, not bad input.
+const INTERNAL_EXCEPTION: &str = "io/streamfusion/backend/nativelib/NativeInternalException";
 const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
+
+thread_local! {
+    /// Where the last panic on this thread happened, recorded by the panic hook.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+static PANIC_HOOK: Once = Once::new();
+
+/// Replaces the default hook, which prints to the JVM's stderr, with one that keeps the panic's
+/// location for the Java exception. The hook is this library's own: Rust's runtime is linked
+/// into the cdylib, so no other library's panics reach it.
+fn install_panic_hook() {
+    PANIC_HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
+        }))
+    });
+}
 
 /// Why a JNI call failed.
 pub(super) enum CallError {
@@ -38,11 +61,13 @@ pub(super) fn call<'local, T>(
     fallback: T,
     body: impl FnOnce(&mut JNIEnv<'local>) -> CallResult<T>,
 ) -> T {
+    install_panic_hook();
     match catch_unwind(AssertUnwindSafe(|| body(env))) {
         Ok(Ok(value)) => value,
         Ok(Err(CallError::Native(e))) => {
             let class = match e {
                 NativeError::InvalidArgument(_) => ILLEGAL_ARGUMENT,
+                NativeError::Internal(_) => INTERNAL_EXCEPTION,
                 _ => NATIVE_EXCEPTION,
             };
             throw(env, class, &e.to_string());
@@ -55,8 +80,13 @@ pub(super) fn call<'local, T>(
             fallback
         }
         Err(payload) => {
-            let message = format!("panic in StreamFusion native code: {}", panic_message(&payload));
-            throw(env, NATIVE_EXCEPTION, &message);
+            let location = PANIC_LOCATION.with(|slot| slot.borrow_mut().take());
+            let message = format!(
+                "panic in StreamFusion native code at {}: {}",
+                location.as_deref().unwrap_or("an unknown location"),
+                panic_message(&payload)
+            );
+            throw(env, INTERNAL_EXCEPTION, &message);
             fallback
         }
     }

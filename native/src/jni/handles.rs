@@ -1,8 +1,23 @@
-//! Conversions between `jlong` handles and the native objects they own.
+//! The native objects Java holds by `jlong` handles, each kind named once here, and the
+//! conversions between handles and the objects they own.
+
+use std::sync::Arc;
 
 use jni::sys::jlong;
 
 use crate::error::NativeError;
+use crate::memory::SlotMemory;
+use crate::scan::KeyGroupScan;
+use crate::store::{KeyedStore, StateColumnFamily};
+
+/// `NativeSlotMemory`: a slot's block cache and write-buffer manager, shared by its stores.
+pub(super) type SlotMemoryHandle = Arc<SlotMemory>;
+/// `NativeStore`: one keyed backend's RocksDB instance.
+pub(super) type StoreHandle = Arc<KeyedStore>;
+/// `NativeColumnFamily`: one registered state's column family.
+pub(super) type ColumnFamilyHandle = StateColumnFamily;
+/// `NativeKeyGroupScan`: a point-in-time scan in key-group order.
+pub(super) type ScanHandle = KeyGroupScan;
 
 /// Moves `value` to the heap and returns its address as a handle.
 pub(super) fn into_handle<T>(value: T) -> jlong {
@@ -16,7 +31,7 @@ pub(super) fn into_handle<T>(value: T) -> jlong {
 /// side guarantees this: `NativeHandle` refuses use after close and closes once.
 pub(super) unsafe fn borrow<'a, T>(handle: jlong) -> Result<&'a T, NativeError> {
     if handle == 0 {
-        return Err(NativeError::InvalidArgument("null native handle".to_owned()));
+        return Err(NativeError::Internal("null native handle".to_owned()));
     }
     Ok(&*(handle as *const T))
 }
@@ -27,7 +42,7 @@ pub(super) unsafe fn borrow<'a, T>(handle: jlong) -> Result<&'a T, NativeError> 
 /// As for [`borrow`], and no other reference to the object may be live.
 pub(super) unsafe fn borrow_mut<'a, T>(handle: jlong) -> Result<&'a mut T, NativeError> {
     if handle == 0 {
-        return Err(NativeError::InvalidArgument("null native handle".to_owned()));
+        return Err(NativeError::Internal("null native handle".to_owned()));
     }
     Ok(&mut *(handle as *mut T))
 }

@@ -2,21 +2,17 @@
 //! rescaling a restored instance to a backend's key groups.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::jlong;
 use jni::JNIEnv;
 
 use super::guard::call;
-use super::handles::borrow;
+use super::handles::{borrow, StoreHandle};
 use crate::batch;
 use crate::checkpoint;
 use crate::error::NativeError;
 use crate::rescale::{self, KeyRange};
-use crate::store::KeyedStore;
-
-type StoreHandle = Arc<KeyedStore>;
 
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_checkpointStore(

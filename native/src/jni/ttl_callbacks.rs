@@ -21,7 +21,13 @@ struct JavaCallback {
 }
 
 impl JavaCallback {
-    fn new(env: &mut JNIEnv, target: &JObject, name: &str, signature: &str, what: &'static str) -> jni::errors::Result<Self> {
+    fn new(
+        env: &mut JNIEnv,
+        target: &JObject,
+        name: &str,
+        signature: &str,
+        what: &'static str,
+    ) -> jni::errors::Result<Self> {
         let class = env.get_object_class(target)?;
         let method = env.get_method_id(&class, name, signature)?;
         Ok(JavaCallback { vm: env.get_java_vm()?, target: env.new_global_ref(target)?, method, what })
@@ -44,7 +50,8 @@ impl JavaCallback {
         let result = env.with_local_frame(8, |env| -> jni::errors::Result<T> {
             let args = args(env)?;
             // SAFETY: the method id was looked up on the target's class with this signature.
-            let value = unsafe { env.call_method_unchecked(&self.target, self.method, ReturnType::Primitive(returns), &args) }?;
+            let value =
+                unsafe { env.call_method_unchecked(&self.target, self.method, ReturnType::Primitive(returns), &args) }?;
             convert(value)
         });
         result.map_err(|e| {
@@ -87,11 +94,7 @@ impl ListElementScanner for JavaListScanner {
             Primitive::Int,
             |env| {
                 let bytes = env.byte_array_from_slice(list)?;
-                Ok(vec![
-                    jvalue { l: bytes.into_raw() },
-                    jvalue { j: ttl_millis },
-                    jvalue { j: now_millis },
-                ])
+                Ok(vec![jvalue { l: bytes.into_raw() }, jvalue { j: ttl_millis }, jvalue { j: now_millis }])
             },
             |v| v.i(),
         )?;

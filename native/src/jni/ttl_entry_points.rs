@@ -7,26 +7,26 @@ use jni::sys::{jint, jlong};
 use jni::JNIEnv;
 
 use super::guard::call;
-use super::handles::borrow;
+use super::handles::{borrow, ColumnFamilyHandle};
 use super::ttl_callbacks::{JavaClock, JavaListScanner};
+use crate::abi::ttl_layout;
 use crate::error::NativeError;
-use crate::store::StateColumn;
 use crate::ttl::{ListElementScanner, TtlFilterConfig, TtlStateLayout};
 
-/// Layout codes of `NativeStateColumn.TtlLayout`; 0 switches the filter off.
+/// Layout codes of `TtlCompactionFilterSpec.Layout`, defined in `abi`; 0 switches the filter off.
 fn layout(code: jint, element_bytes: jint) -> Result<Option<TtlStateLayout>, NativeError> {
     Ok(Some(match code {
-        0 => return Ok(None),
-        1 => TtlStateLayout::Value,
-        2 => TtlStateLayout::Map,
-        3 => TtlStateLayout::FixedElementList {
+        ttl_layout::NONE => return Ok(None),
+        ttl_layout::VALUE => TtlStateLayout::Value,
+        ttl_layout::MAP => TtlStateLayout::Map,
+        ttl_layout::FIXED_ELEMENT_LIST => TtlStateLayout::FixedElementList {
             element_bytes: usize::try_from(element_bytes)
                 .ok()
                 .filter(|n| *n > 0)
                 .ok_or_else(|| NativeError::InvalidArgument(format!("list element length {element_bytes}")))?,
         },
-        4 => TtlStateLayout::VariableElementList,
-        other => return Err(NativeError::InvalidArgument(format!("unknown TTL layout code {other}"))),
+        ttl_layout::VARIABLE_ELEMENT_LIST => TtlStateLayout::VariableElementList,
+        other => return Err(NativeError::Internal(format!("unknown TTL layout code {other}"))),
     }))
 }
 
@@ -46,7 +46,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_conf
     list_scanner: JObject,
 ) {
     call(&mut env, (), |env| {
-        let column = unsafe { borrow::<StateColumn>(column)? };
+        let column = unsafe { borrow::<ColumnFamilyHandle>(column)? };
         let config = match layout(layout_code, element_bytes)? {
             None => None,
             Some(layout) => {
@@ -56,7 +56,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_conf
                     Some(Arc::new(JavaListScanner::new(env, &list_scanner)?))
                 };
                 if layout == TtlStateLayout::VariableElementList && list_scanner.is_none() {
-                    return Err(NativeError::InvalidArgument("a variable-length list needs a list scanner".into()).into());
+                    return Err(NativeError::Internal("a variable-length list needs a list scanner".into()).into());
                 }
                 Some(TtlFilterConfig {
                     layout,
@@ -73,10 +73,10 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_conf
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_compactColumn(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_compactColumnFamily(
     mut env: JNIEnv,
     _class: JClass,
     column: jlong,
 ) {
-    call(&mut env, (), |_| Ok(unsafe { borrow::<StateColumn>(column)? }.compact()?))
+    call(&mut env, (), |_| Ok(unsafe { borrow::<ColumnFamilyHandle>(column)? }.compact()?))
 }

@@ -61,10 +61,10 @@ public final class StreamFusionOptions {
                                     + " faster in our benchmarks, at the price of more, smaller"
                                     + " files to compact. Must be at least 64 KiB.");
 
-    public static final ConfigOption<TimerServiceFactory> TIMER_SERVICE_FACTORY =
+    public static final ConfigOption<PriorityQueueStateType> TIMER_SERVICE_FACTORY =
             ConfigOptions.key(PREFIX + "timer-service.factory")
-                    .enumType(TimerServiceFactory.class)
-                    .defaultValue(TimerServiceFactory.NATIVE)
+                    .enumType(PriorityQueueStateType.class)
+                    .defaultValue(PriorityQueueStateType.NATIVE)
                     .withDescription(
                             "Where timers live: NATIVE keeps them in the native store, HEAP in"
                                     + " Flink's heap priority queues (like"

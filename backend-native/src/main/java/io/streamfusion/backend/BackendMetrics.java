@@ -1,8 +1,8 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.backend.cache.DecodedValueCache;
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.snapshot.SnapshotTimings;
 
 import org.apache.flink.metrics.Gauge;
@@ -29,17 +29,17 @@ final class BackendMetrics {
     static void register(
             MetricGroup operatorGroup,
             ResourceGuard storeGuard,
-            NativeSharedMemory slotMemory,
+            NativeSlotMemory slotMemory,
             @Nullable DecodedValueCache valueCache,
-            List<NativeStateColumn> columns,
+            List<NativeColumnFamily> columnFamilies,
             SnapshotTimings timings) {
         MetricGroup group = operatorGroup.addGroup(GROUP);
         group.gauge("slotMemoryBudgetBytes", (Gauge<Long>) slotMemory::totalBytes);
         group.gauge("blockCacheUsageBytes", guarded(storeGuard, () -> slotMemory.cacheUsage()));
         group.gauge("blockCachePinnedBytes", guarded(storeGuard, () -> slotMemory.pinnedUsage()));
         group.gauge("writeBufferUsageBytes", guarded(storeGuard, () -> slotMemory.writeBufferUsage()));
-        group.gauge("sstBytes", guarded(storeGuard, () -> sum(columns, c -> c.intProperty("rocksdb.total-sst-files-size"))));
-        group.gauge("memtableBytes", guarded(storeGuard, () -> sum(columns, c -> c.intProperty("rocksdb.cur-size-all-mem-tables"))));
+        group.gauge("sstBytes", guarded(storeGuard, () -> sum(columnFamilies, c -> c.intProperty("rocksdb.total-sst-files-size"))));
+        group.gauge("memtableBytes", guarded(storeGuard, () -> sum(columnFamilies, c -> c.intProperty("rocksdb.cur-size-all-mem-tables"))));
         group.gauge("lastCheckpointSyncMillis", (Gauge<Long>) timings::lastSyncMillis);
         group.gauge("lastCheckpointAsyncMillis", (Gauge<Long>) timings::lastAsyncMillis);
         // The decoded-value cache is the slot's; 0 capacity means disabled or refused.
@@ -50,10 +50,10 @@ final class BackendMetrics {
         group.gauge("valueCacheEvictions", (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.stats().evictionCount());
     }
 
-    private static long sum(List<NativeStateColumn> columns, ToLongFunction<NativeStateColumn> property) {
+    private static long sum(List<NativeColumnFamily> columnFamilies, ToLongFunction<NativeColumnFamily> property) {
         long total = 0;
-        for (NativeStateColumn column : columns) {
-            total += Math.max(0, property.applyAsLong(column));
+        for (NativeColumnFamily columnFamily : columnFamilies) {
+            total += Math.max(0, property.applyAsLong(columnFamily));
         }
         return total;
     }

@@ -1,7 +1,7 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.api.StreamFusionOptions;
-import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.api.PriorityQueueStateType;
 import io.streamfusion.backend.ttl.TtlCompactionSettings;
 
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -35,7 +35,7 @@ public final class StreamFusionConfig implements Serializable {
     @Nullable private final MemorySize fixedMemoryPerSlot;
     private final double writeBufferRatio;
     private final MemorySize writeBufferSize;
-    private final TimerServiceFactory timerService;
+    private final PriorityQueueStateType timerService;
     private final int timerCacheSize;
     private final boolean cacheEnabled;
     private final MemorySize cacheSize;
@@ -48,7 +48,7 @@ public final class StreamFusionConfig implements Serializable {
             @Nullable MemorySize fixedMemoryPerSlot,
             double writeBufferRatio,
             MemorySize writeBufferSize,
-            TimerServiceFactory timerService,
+            PriorityQueueStateType timerService,
             int timerCacheSize,
             boolean cacheEnabled,
             MemorySize cacheSize,
@@ -104,7 +104,7 @@ public final class StreamFusionConfig implements Serializable {
         check(ratio > 0 && ratio < 1, StreamFusionOptions.WRITE_BUFFER_RATIO, ratio, ratioRange);
         MemorySize writeBufferSize =
                 atLeast(config, StreamFusionOptions.WRITE_BUFFER_SIZE, base.writeBufferSize, MIN_WRITE_BUFFER_TEXT);
-        TimerServiceFactory timers =
+        PriorityQueueStateType timers =
                 read(config, StreamFusionOptions.TIMER_SERVICE_FACTORY, base.timerService, "NATIVE or HEAP");
         String positive = "a positive whole number";
         int timerCache = read(config, StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE, base.timerCacheSize, positive);
@@ -206,7 +206,7 @@ public final class StreamFusionConfig implements Serializable {
         return writeBufferSize;
     }
 
-    public TimerServiceFactory timerService() {
+    public PriorityQueueStateType timerService() {
         return timerService;
     }
 

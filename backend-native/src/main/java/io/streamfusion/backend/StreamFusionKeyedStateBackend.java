@@ -5,16 +5,17 @@ import io.streamfusion.api.BatchValueState;
 import io.streamfusion.api.CandidateIndexBackend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.cache.DecodedValueCache;
-import io.streamfusion.backend.cache.SlotResources;
+import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.cache.StateValueCache;
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.snapshot.CanonicalSnapshotResources;
 import io.streamfusion.backend.snapshot.ConfirmedSnapshotFiles;
 import io.streamfusion.backend.snapshot.NativeSnapshotStrategy;
 import io.streamfusion.backend.state.AbstractStreamFusionState;
-import io.streamfusion.backend.state.StateColumnKeys;
+import io.streamfusion.backend.state.KeyedStateContext;
+import io.streamfusion.backend.state.ColumnFamilyKeys;
 import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
 import io.streamfusion.backend.state.StateKinds;
 import io.streamfusion.backend.state.StreamFusionBatchValueState;
@@ -26,6 +27,7 @@ import io.streamfusion.backend.state.StateValueMigration;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
 import io.streamfusion.backend.ttl.TtlCompactionFilters;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -99,7 +101,7 @@ import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
 /**
  * The keyed state backend of StreamFusion: one native RocksDB instance, one column family per
  * registered state, keys in Flink's canonical composite layout. Timers live in native timer
- * columns or, in HEAP mode, in Flink's heap priority queues. Like Flink's RocksDB backend, it is used by one task thread, except for the
+ * column families or, in HEAP mode, in Flink's heap priority queues. Like Flink's RocksDB backend, it is used by one task thread, except for the
  * asynchronous part of snapshots, which holds a {@link ResourceGuard} lease.
  */
 public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<K>
@@ -112,10 +114,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private static final AtomicLong NEXT_CACHE_OWNER = new AtomicLong();
 
     private final NativeStore store;
-    private final OpaqueMemoryResource<SlotResources> memory;
+    private final OpaqueMemoryResource<SlotMemory> memory;
     private final File instanceDirectory;
     private final int keyGroupPrefixBytes;
-    private final LinkedHashMap<String, RegisteredStateColumn> kvStateInformation;
+    private final LinkedHashMap<String, RegisteredColumnFamily> kvStateInformation;
     private final Map<String, State> createdKvStates = new HashMap<>();
     private final HeapPriorityQueuesManager heapPriorityQueuesManager;
     /** Null when timers live on the heap. */
@@ -130,8 +132,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final ResourceGuard storeResourceGuard = new ResourceGuard();
     private final NativeSnapshotStrategy<K> checkpointSnapshotStrategy;
-    /** Every column, readable by metric reporter threads while the task registers new ones. */
-    private final List<NativeStateColumn> metricColumns = new CopyOnWriteArrayList<>();
+    /** Every column family, readable by metric reporter threads while the task registers new ones. */
+    private final List<NativeColumnFamily> metricColumnFamilies = new CopyOnWriteArrayList<>();
+    private final KeyedStateContext<K> stateContext = new StateContext();
     private boolean disposed;
 
     StreamFusionKeyedStateBackend(
@@ -146,10 +149,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             StreamCompressionDecorator keyGroupCompressionDecorator,
             InternalKeyContext<K> keyContext,
             NativeStore store,
-            OpaqueMemoryResource<SlotResources> memory,
+            OpaqueMemoryResource<SlotMemory> memory,
             File instanceDirectory,
             int keyGroupPrefixBytes,
-            LinkedHashMap<String, RegisteredStateColumn> kvStateInformation,
+            LinkedHashMap<String, RegisteredColumnFamily> kvStateInformation,
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates,
             HeapPriorityQueueSetFactory heapQueueFactory,
             @Nullable NativePriorityQueueSetFactory nativeQueueFactory,
@@ -194,63 +197,87 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         instanceDirectory,
                         backendIdentifier,
                         confirmedSnapshotFiles);
-        kvStateInformation.values().forEach(registered -> metricColumns.add(registered.column()));
+        kvStateInformation.values().forEach(registered -> metricColumnFamilies.add(registered.columnFamily()));
         BackendMetrics.register(
                 metricGroup,
                 storeResourceGuard,
                 memory.getResourceHandle().nativeMemory(),
                 memory.getResourceHandle().valueCache(),
-                metricColumns,
+                metricColumnFamilies,
                 checkpointSnapshotStrategy.timings());
     }
 
     // ------------------------------------------------------------------------
-    //  Accessors for the state kinds
+    //  What the state kinds see of this backend
     // ------------------------------------------------------------------------
 
-    public SerializedCompositeKeyBuilder<K> sharedKeyBuilder() {
-        return sharedKeyBuilder;
+    /** The only view of this backend that its states get. */
+    private final class StateContext implements KeyedStateContext<K> {
+        @Override
+        public NativeStore store() {
+            return store;
+        }
+
+        @Override
+        public SerializedCompositeKeyBuilder<K> sharedKeyBuilder() {
+            return sharedKeyBuilder;
+        }
+
+        @Override
+        public TypeSerializer<K> keySerializer() {
+            return keySerializer;
+        }
+
+        @Override
+        public int keyGroupPrefixBytes() {
+            return keyGroupPrefixBytes;
+        }
+
+        @Override
+        public int numberOfKeyGroups() {
+            return numberOfKeyGroups;
+        }
+
+        @Override
+        public ResourceGuard.Lease storeLease() throws IOException {
+            return storeResourceGuard.acquireResource();
+        }
+
+        @Override
+        public TtlTimeProvider ttlTimeProvider() {
+            return ttlTimeProvider;
+        }
+
+        @Override
+        @Nullable
+        public <V> StateValueCache<V> valueCacheFor(String stateName, TypeSerializer<V> serializer) {
+            DecodedValueCache cache = memory.getResourceHandle().valueCache();
+            return cache != null && config.cachesState(stateName)
+                    ? new StateValueCache<>(cache, cacheOwnerId, serializer)
+                    : null;
+        }
     }
 
-    public int getKeyGroupPrefixBytes() {
-        return keyGroupPrefixBytes;
-    }
-
-    /** The native store; exposed for tests that count what reached the native side. */
+    /** The native store; for tests that count what reached the native side. */
+    @VisibleForTesting
     public NativeStore nativeStore() {
         return store;
     }
 
-    /** Keeps the native store open until closed; for calls from threads other than the task's. */
-    public ResourceGuard.Lease storeLease() throws IOException {
-        return storeResourceGuard.acquireResource();
-    }
-
-    public TtlTimeProvider ttlTimeProvider() {
-        return ttlTimeProvider;
-    }
-
     /** The slot memory this backend's store uses, shared with the slot's other backends. */
-    public NativeSharedMemory slotMemory() {
+    NativeSlotMemory slotMemory() {
         return memory.getResourceHandle().nativeMemory();
+    }
+
+    @VisibleForTesting
+    int getKeyGroupPrefixBytes() {
+        return keyGroupPrefixBytes;
     }
 
     /** The slot's decoded-value cache, or null; for tests. */
     @Nullable
     DecodedValueCache slotCacheForTests() {
         return memory.getResourceHandle().valueCache();
-    }
-
-    /**
-     * This state's view of the slot's decoded-value cache, or null if the cache is disabled,
-     * refused, or the state is excluded by {@code cache.excluded-states}.
-     */
-    @Nullable
-    public <V> StateValueCache<V> valueCacheFor(String stateName, TypeSerializer<V> serializer) {
-        DecodedValueCache cache = memory.getResourceHandle().valueCache();
-        return cache != null && config.cachesState(stateName)
-                ? new StateValueCache<>(cache, cacheOwnerId, serializer)
-                : null;
     }
 
     @Override
@@ -288,35 +315,35 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
             boolean allowFutureMetadataUpdates)
             throws Exception {
-        Tuple2<RegisteredStateColumn, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registered =
+        Tuple2<RegisteredColumnFamily, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registered =
                 registerKvState(stateDesc, namespaceSerializer, snapshotTransformFactory, allowFutureMetadataUpdates);
         State existing = createdKvStates.get(stateDesc.getName());
         if (existing != null) {
             ((AbstractStreamFusionState<K, N, SV>) existing).updateRegistration(registered.f1, stateDesc.getDefaultValue());
             return (IS) existing;
         }
-        State created = StateKinds.create(this, stateDesc, registered.f0.column(), registered.f1);
+        State created = StateKinds.create(stateContext, stateDesc, registered.f0.columnFamily(), registered.f1);
         createdKvStates.put(stateDesc.getName(), created);
         return (IS) created;
     }
 
     @SuppressWarnings("unchecked")
-    private <N, SV, SEV> Tuple2<RegisteredStateColumn, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registerKvState(
+    private <N, SV, SEV> Tuple2<RegisteredColumnFamily, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registerKvState(
             StateDescriptor<?, SV> stateDesc,
             TypeSerializer<N> namespaceSerializer,
             StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
             boolean allowFutureMetadataUpdates)
             throws Exception {
-        RegisteredStateColumn existing = kvStateInformation.get(stateDesc.getName());
+        RegisteredColumnFamily existing = kvStateInformation.get(stateDesc.getName());
         RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo;
-        RegisteredStateColumn registered;
+        RegisteredColumnFamily registered;
         if (existing != null) {
             if (!existing.isKeyValueState()) {
                 throw new FlinkRuntimeException(
                         "State '" + stateDesc.getName() + "' is a timer queue and cannot be used as key/value state");
             }
             metaInfo = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) existing.metaInfo();
-            checkRestoredCompatibility(metaInfo, stateDesc, namespaceSerializer, existing.column());
+            checkRestoredCompatibility(metaInfo, stateDesc, namespaceSerializer, existing.columnFamily());
             registered = existing;
         } else {
             metaInfo =
@@ -326,9 +353,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                             namespaceSerializer,
                             stateDesc.getSerializer(),
                             StateSnapshotTransformFactory.noTransform());
-            registered = new RegisteredStateColumn(metaInfo, store.openColumn(stateDesc.getName()));
+            registered = new RegisteredColumnFamily(metaInfo, store.openColumnFamily(stateDesc.getName()));
             kvStateInformation.put(stateDesc.getName(), registered);
-            metricColumns.add(registered.column());
+            metricColumnFamilies.add(registered.columnFamily());
         }
         if (allowFutureMetadataUpdates) {
             metaInfo = metaInfo.withSerializerUpgradesAllowed();
@@ -337,7 +364,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 SerializedSnapshotTransformFactory.forState(
                         stateDesc, snapshotTransformFactory, metaInfo.getStateSerializer()));
         registered.updateMetaInfo(metaInfo);
-        TtlCompactionFilters.configure(registered.column(), stateDesc, ttlTimeProvider, config.ttlCompaction());
+        TtlCompactionFilters.configure(registered.columnFamily(), stateDesc, ttlTimeProvider, config.ttlCompaction());
         return Tuple2.of(registered, metaInfo);
     }
 
@@ -345,7 +372,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             RegisteredKeyValueStateBackendMetaInfo<N, SV> restored,
             StateDescriptor<?, SV> stateDesc,
             TypeSerializer<N> namespaceSerializer,
-            NativeStateColumn column)
+            NativeColumnFamily columnFamily)
             throws Exception {
         TypeSerializer<N> previousNamespaceSerializer = restored.getNamespaceSerializer();
         TypeSerializerSchemaCompatibility<N> namespaceCompatibility =
@@ -367,7 +394,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 restored.updateStateSerializer(stateDesc.getSerializer());
         if (stateCompatibility.isCompatibleAfterMigration()) {
             LOG.info("Migrating the stored values of state '{}' to its new serializer", stateDesc.getName());
-            StateValueMigration.migrate(this, stateDesc, column, restored);
+            StateValueMigration.migrate(stateContext, stateDesc, columnFamily, restored);
         }
         if (stateCompatibility.isIncompatible()) {
             throw new StateMigrationException(
@@ -389,7 +416,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                             + " per-record access for states with TTL.");
         }
         getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
-        RegisteredStateColumn registered = kvStateInformation.get(descriptor.getName());
+        RegisteredColumnFamily registered = kvStateInformation.get(descriptor.getName());
         @SuppressWarnings("unchecked")
         TypeSerializer<V> valueSerializer = (TypeSerializer<V>) registered.keyValueMetaInfo().getStateSerializer();
         @SuppressWarnings("unchecked")
@@ -397,7 +424,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 (StreamFusionValueState<K, VoidNamespace, V>) createdKvStates.get(descriptor.getName());
         return new StreamFusionBatchValueState<>(
                 store,
-                registered.column(),
+                registered.columnFamily(),
                 perRecord.cache(),
                 keySerializer,
                 valueSerializer,
@@ -415,15 +442,15 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
                 new MapStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
-        RegisteredStateColumn registered = kvStateInformation.get(name);
+        RegisteredColumnFamily registered = kvStateInformation.get(name);
         return new StreamFusionCandidateIndexState<>(
-                this,
-                registered.column(),
+                stateContext,
+                registered.columnFamily(),
                 (RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>>) registered.keyValueMetaInfo(),
                 candidateSerializer,
                 CandidateIndexExpiry.of(ttlConfig, ttlTimeProvider),
                 candidateIndexMemos.computeIfAbsent(
-                        name, unused -> StreamFusionCandidateIndexState.newMemo(registered.column())));
+                        name, unused -> StreamFusionCandidateIndexState.newMemo(registered.columnFamily())));
     }
 
     // ------------------------------------------------------------------------
@@ -453,11 +480,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         if (existing != null && existing.serializer == byteOrderedElementSerializer) {
             return (KeyGroupedInternalPriorityQueue<T>) existing.queue;
         }
-        RegisteredStateColumn registered =
+        RegisteredColumnFamily registered =
                 registerPriorityQueue(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
         // A changed serializer needs a fresh queue: the old one's cache holds bytes of the old format.
         KeyGroupedInternalPriorityQueue<T> queue =
-                nativeQueueFactory.create(registered.column(), byteOrderedElementSerializer);
+                nativeQueueFactory.create(registered.columnFamily(), byteOrderedElementSerializer);
         nativeQueues.put(stateName, new NativeTimerQueue<>(byteOrderedElementSerializer, queue));
         return queue;
     }
@@ -474,18 +501,18 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     }
 
     /** Registers (or re-registers) a native timer queue, as Flink's RocksDB backend does. */
-    private <T> RegisteredStateColumn registerPriorityQueue(
+    private <T> RegisteredColumnFamily registerPriorityQueue(
             String stateName, TypeSerializer<T> serializer, boolean allowFutureMetadataUpdates) {
-        RegisteredStateColumn existing = kvStateInformation.get(stateName);
+        RegisteredColumnFamily existing = kvStateInformation.get(stateName);
         if (existing == null) {
             RegisteredPriorityQueueStateBackendMetaInfo<T> metaInfo =
                     new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
-            RegisteredStateColumn registered =
-                    new RegisteredStateColumn(
+            RegisteredColumnFamily registered =
+                    new RegisteredColumnFamily(
                             allowFutureMetadataUpdates ? metaInfo.withSerializerUpgradesAllowed() : metaInfo,
-                            store.openColumn(stateName));
+                            store.openColumnFamily(stateName));
             kvStateInformation.put(stateName, registered);
-            metricColumns.add(registered.column());
+            metricColumnFamilies.add(registered.columnFamily());
             return registered;
         }
         if (existing.isKeyValueState()) {
@@ -514,7 +541,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     public boolean requiresLegacySynchronousTimerSnapshots(SnapshotType checkpointType) {
         // Heap timers are written by the timer service into raw keyed state for checkpoints and
         // native savepoints, whose RocksDB files cannot hold heap queues; canonical savepoints
-        // carry them in the key-grouped stream instead. Native timers are ordinary columns in
+        // carry them in the key-grouped stream instead. Native timers are ordinary column families in
         // every snapshot.
         return nativeQueueFactory == null && !isCanonicalSavepoint(checkpointType);
     }
@@ -534,12 +561,17 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     // ------------------------------------------------------------------------
 
     @Override
+    @SuppressWarnings("unchecked")
     public <N> Stream<K> getKeys(String state, N namespace) {
-        RegisteredStateColumn registered = kvStateInformation.get(state);
+        RegisteredColumnFamily registered = kvStateInformation.get(state);
         if (registered == null || !registered.isKeyValueState()) {
             return Stream.empty();
         }
-        return StateColumnKeys.keys(this, registered, namespace);
+        return ColumnFamilyKeys.keys(
+                stateContext,
+                registered.columnFamily(),
+                (TypeSerializer<N>) registered.keyValueMetaInfo().getNamespaceSerializer(),
+                namespace);
     }
 
     @Override
@@ -548,19 +580,23 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
-        RegisteredStateColumn registered = kvStateInformation.get(state);
+        RegisteredColumnFamily registered = kvStateInformation.get(state);
         if (registered == null || !registered.isKeyValueState()) {
             return Stream.empty();
         }
-        return StateColumnKeys.keysAndNamespaces(this, registered);
+        return ColumnFamilyKeys.keysAndNamespaces(
+                stateContext,
+                registered.columnFamily(),
+                (TypeSerializer<N>) registered.keyValueMetaInfo().getNamespaceSerializer());
     }
 
     @Override
     public int numKeyValueStateEntries() {
         long count = 0;
-        for (RegisteredStateColumn registered : kvStateInformation.values()) {
-            count += registered.column().countEntries();
+        for (RegisteredColumnFamily registered : kvStateInformation.values()) {
+            count += registered.columnFamily().countEntries();
         }
         return Math.toIntExact(count);
     }
@@ -599,7 +635,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     /**
      * A canonical savepoint: one ordered native scan written by Flink's {@code
-     * FullSnapshotAsyncWriter}. Native timers are columns and always included; heap timers are
+     * FullSnapshotAsyncWriter}. Native timers are column families and always included; heap timers are
      * included too, since the timer service writes them to raw keyed state only for checkpoints
      * and native savepoints.
      */
@@ -654,11 +690,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         // Blocks until every snapshot holding a lease has released it, so no native call can
         // run on a freed store.
         storeResourceGuard.close();
-        for (RegisteredStateColumn registered : kvStateInformation.values()) {
-            IOUtils.closeQuietly(registered.column());
+        for (RegisteredColumnFamily registered : kvStateInformation.values()) {
+            IOUtils.closeQuietly(registered.columnFamily());
         }
         kvStateInformation.clear();
-        metricColumns.clear();
+        metricColumnFamilies.clear();
         createdKvStates.clear();
         nativeQueues.clear();
         IOUtils.closeQuietly(store);
@@ -675,10 +711,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         }
     }
 
-    /** The native columns by state name, for tests and diagnostics. */
-    public Map<String, NativeStateColumn> nativeColumns() {
-        Map<String, NativeStateColumn> columns = new LinkedHashMap<>();
-        kvStateInformation.forEach((name, registered) -> columns.put(name, registered.column()));
-        return columns;
+    /** The native column families by state name, for tests and diagnostics. */
+    public Map<String, NativeColumnFamily> nativeColumns() {
+        Map<String, NativeColumnFamily> columnFamilies = new LinkedHashMap<>();
+        kvStateInformation.forEach((name, registered) -> columnFamilies.put(name, registered.columnFamily()));
+        return columnFamilies;
     }
 }

@@ -1,9 +1,9 @@
 package io.streamfusion.backend;
 
-import io.streamfusion.api.TimerServiceFactory;
-import io.streamfusion.backend.cache.SlotResources;
+import io.streamfusion.api.PriorityQueueStateType;
+import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.restore.CanonicalRestoreOperation;
 import io.streamfusion.backend.restore.NativeRestoreOperation;
@@ -53,14 +53,14 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
 
     private final StreamFusionConfig config;
     private final File instanceDirectory;
-    private final OpaqueMemoryResource<SlotResources> memory;
+    private final OpaqueMemoryResource<SlotMemory> memory;
     private final MetricGroup metricGroup;
 
     StreamFusionKeyedStateBackendBuilder(
             KeyedStateBackendParameters<K> parameters,
             StreamFusionConfig config,
             File instanceDirectory,
-            OpaqueMemoryResource<SlotResources> memory,
+            OpaqueMemoryResource<SlotMemory> memory,
             MetricGroup metricGroup,
             LatencyTrackingStateConfig latencyTrackingStateConfig,
             SizeTrackingStateConfig sizeTrackingStateConfig) {
@@ -87,7 +87,7 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
     @Override
     public StreamFusionKeyedStateBackend<K> build() throws BackendBuildingException {
         NativeStore store = null;
-        LinkedHashMap<String, RegisteredStateColumn> kvStates = new LinkedHashMap<>();
+        LinkedHashMap<String, RegisteredColumnFamily> kvStates = new LinkedHashMap<>();
         try {
             createDirectory();
             int keyGroupPrefixBytes =
@@ -95,7 +95,7 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues = new LinkedHashMap<>();
             HeapPriorityQueueSetFactory timerQueueFactory =
                     new HeapPriorityQueueSetFactory(keyGroupRange, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);
-            boolean timersOnHeap = config.timerService() == TimerServiceFactory.HEAP;
+            boolean timersOnHeap = config.timerService() == PriorityQueueStateType.HEAP;
             List<KeyedStateHandle> handles = restoreStateHandles.stream().filter(Objects::nonNull).toList();
             UUID backendIdentifier = UUID.randomUUID();
             ConfirmedSnapshotFiles confirmedFiles = null;
@@ -143,7 +143,7 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                     backendIdentifier,
                     config.incrementalCheckpoints() ? confirmedFiles : null);
         } catch (Throwable t) {
-            kvStates.values().forEach(registered -> IOUtils.closeQuietly(registered.column()));
+            kvStates.values().forEach(registered -> IOUtils.closeQuietly(registered.columnFamily()));
             IOUtils.closeQuietly(store);
             IOUtils.closeQuietly(memory);
             deleteDirectoryQuietly();
@@ -191,25 +191,25 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
     private void registerRestoredStates(
             NativeStore store,
             List<StateMetaInfoSnapshot> states,
-            LinkedHashMap<String, RegisteredStateColumn> kvStates,
+            LinkedHashMap<String, RegisteredColumnFamily> kvStates,
             boolean timersOnHeap)
             throws BackendBuildingException {
         for (StateMetaInfoSnapshot state : states) {
             if (timersOnHeap && state.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
                 throw new BackendBuildingException(
-                        "The snapshot holds timer queue '" + state.getName() + "' in native timer columns, but this job"
+                        "The snapshot holds timer queue '" + state.getName() + "' in native timer columnFamilies, but this job"
                                 + " sets 'state.backend.streamfusion.timer-service.factory' to HEAP. Native snapshots"
                                 + " keep the timer service they were taken with: restore with NATIVE timers, or take"
                                 + " a canonical savepoint and restore that with HEAP timers.");
             }
-            kvStates.put(state.getName(), new RegisteredStateColumn(restoredMetaInfo(state), store.openColumn(state.getName())));
+            kvStates.put(state.getName(), new RegisteredColumnFamily(restoredMetaInfo(state), store.openColumnFamily(state.getName())));
         }
     }
 
     private void restoreCanonical(
             List<KeyedStateHandle> handles,
             NativeStore store,
-            LinkedHashMap<String, RegisteredStateColumn> kvStates,
+            LinkedHashMap<String, RegisteredColumnFamily> kvStates,
             LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues,
             HeapPriorityQueueSetFactory timerQueueFactory,
             int keyGroupPrefixBytes,
@@ -233,19 +233,19 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         RestoredStateRegistry registry =
                 new RestoredStateRegistry() {
                     @Override
-                    public NativeStateColumn columnFor(StateMetaInfoSnapshot metaInfo) {
+                    public NativeColumnFamily columnFor(StateMetaInfoSnapshot metaInfo) {
                         return kvStates.computeIfAbsent(
                                         metaInfo.getName(),
                                         name ->
-                                                new RegisteredStateColumn(
-                                                        restoredMetaInfo(metaInfo), store.openColumn(name)))
-                                .column();
+                                                new RegisteredColumnFamily(
+                                                        restoredMetaInfo(metaInfo), store.openColumnFamily(name)))
+                                .columnFamily();
                     }
 
                     @Override
-                    public void write(List<NativeStateColumn> columns, EntryBatchWriter batch) {
+                    public void write(List<NativeColumnFamily> columnFamilies, EntryBatchWriter batch) {
                         if (batch.entries() > 0) {
-                            store.applyBatch(columns, batch.toByteArray());
+                            store.applyBatch(columnFamilies, batch.toByteArray());
                         }
                         batch.clear();
                     }

@@ -1,7 +1,8 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.backend.nativelib.NativeLibrary;
-import io.streamfusion.backend.cache.SlotResources;
+import io.streamfusion.backend.memory.SlotMemory;
+import io.streamfusion.backend.memory.SlotMemoryProvider;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -106,9 +107,9 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
                 instanceDirectory,
                 config);
         warnIfLocalRecoveryIsEnabled(env);
-        OpaqueMemoryResource<SlotResources> memory;
+        OpaqueMemoryResource<SlotMemory> memory;
         try {
-            memory = SlotMemory.acquire(env, config, parameters.getManagedMemoryFraction());
+            memory = SlotMemoryProvider.acquire(env, config, parameters.getManagedMemoryFraction());
         } catch (Exception e) {
             throw new IOException("Could not obtain StreamFusion's memory for this slot: " + e.getMessage(), e);
         }

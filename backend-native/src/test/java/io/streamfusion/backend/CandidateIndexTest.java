@@ -2,7 +2,7 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapState;
@@ -271,8 +271,8 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
             now[0] = 60;
             backend.setCurrentKey(500L);
             index.append("young");
-            NativeStateColumn column = backend.nativeColumns().get("candidates");
-            assertEquals(50 * 4 + 2, column.countEntries(), "candidate and hash entries; counters are still in the memo");
+            NativeColumnFamily columnFamily = backend.nativeColumns().get("candidates");
+            assertEquals(50 * 4 + 2, columnFamily.countEntries(), "candidate and hash entries; counters are still in the memo");
             checkpoint = firstCheckpoint(backend);
             now[0] = 120; // keys 0..49 expired at 100; key 500 lives until 160
             // Counters known from the memo.
@@ -293,19 +293,19 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
 
     private static void assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(
             StreamFusionKeyedStateBackend<Long> backend, CandidateIndexState<String> index) throws Exception {
-        NativeStateColumn column = backend.nativeColumns().get("candidates");
+        NativeColumnFamily columnFamily = backend.nativeColumns().get("candidates");
         backend.setCurrentKey(1_000L);
         for (int access = 0; access < 20; access++) {
             index.count(); // 20 accesses of 5 keys each pass every stored key
         }
         // The checkpoint stored every counter: the young key keeps its candidate, hash and counter.
-        assertEquals(3, column.countEntries());
+        assertEquals(3, columnFamily.countEntries());
         backend.setCurrentKey(500L);
         assertEquals(List.of("young"), list(index.candidates()));
         backend.setCurrentKey(7L);
         assertEquals(0, index.count());
         assertNull(index.latest());
-        assertEquals(3, column.countEntries());
+        assertEquals(3, columnFamily.countEntries());
     }
 
     @Test

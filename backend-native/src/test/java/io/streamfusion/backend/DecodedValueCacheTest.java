@@ -2,6 +2,7 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.BatchValueState;
 import io.streamfusion.backend.cache.DecodedValueCache;
+import io.streamfusion.backend.memory.SlotMemoryProvider;
 import io.streamfusion.backend.cache.StateValueCache;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
@@ -222,9 +223,9 @@ class DecodedValueCacheTest {
         Configuration flink = new Configuration();
         flink.set(StreamFusionOptions.CACHE_SIZE, MemorySize.parse("40mb"));
         StreamFusionConfig config = StreamFusionConfig.from(flink, StreamFusionConfig.defaults());
-        assertEquals(40L << 20, SlotMemory.cacheBytes(80L << 20, config));
-        assertEquals(0L, SlotMemory.cacheBytes(64L << 20, config));
+        assertEquals(40L << 20, SlotMemoryProvider.cacheBytes(80L << 20, config));
+        assertEquals(0L, SlotMemoryProvider.cacheBytes(64L << 20, config));
         flink.set(StreamFusionOptions.CACHE_ENABLED, false);
-        assertEquals(0L, SlotMemory.cacheBytes(1L << 30, StreamFusionConfig.from(flink, StreamFusionConfig.defaults())));
+        assertEquals(0L, SlotMemoryProvider.cacheBytes(1L << 30, StreamFusionConfig.from(flink, StreamFusionConfig.defaults())));
     }
 }

@@ -2,7 +2,7 @@ package io.streamfusion.backend;
 
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.AggregatingState;
@@ -68,7 +68,7 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
         return backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
-    /** Writes, expires, compacts; returns the values left in the state's column. */
+    /** Writes, expires, compacts; returns the values left in the state's column family. */
     private List<byte[]> writeExpireAndCompact(StreamFusionKeyedStateBackend<Long> backend, String name, Writer writer)
             throws Exception {
         now = 0;
@@ -81,12 +81,12 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
             backend.setCurrentKey(key);
             writer.write(key);
         }
-        NativeStateColumn column = backend.nativeColumns().get(name);
-        assertTrue(column.countEntries() >= KEYS, "every entry is on disk before the compaction");
+        NativeColumnFamily columnFamily = backend.nativeColumns().get(name);
+        assertTrue(columnFamily.countEntries() >= KEYS, "every entry is on disk before the compaction");
         now = 200;
-        column.compact();
+        columnFamily.compact();
         List<byte[]> values = new ArrayList<>();
-        EntryBatchReader entries = new EntryBatchReader(column.scanPrefix(new byte[0], null, 64 << 20));
+        EntryBatchReader entries = new EntryBatchReader(columnFamily.scanPrefix(new byte[0], null, 64 << 20));
         while (entries.advance()) {
             values.add(entries.value());
         }

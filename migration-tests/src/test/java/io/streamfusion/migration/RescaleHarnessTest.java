@@ -1,7 +1,7 @@
 package io.streamfusion.migration;
 
 import io.streamfusion.api.StreamFusionOptions;
-import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.api.PriorityQueueStateType;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -63,7 +63,7 @@ class RescaleHarnessTest {
     static Stream<Arguments> rescalings() {
         List<Arguments> cases = new ArrayList<>();
         for (SnapshotKind kind : SnapshotKind.values()) {
-            for (TimerServiceFactory timers : TimerServiceFactory.values()) {
+            for (PriorityQueueStateType timers : PriorityQueueStateType.values()) {
                 cases.add(Arguments.of(kind, timers, new int[] {1, 2, 1}));
                 cases.add(Arguments.of(kind, timers, new int[] {2, 3}));
                 cases.add(Arguments.of(kind, timers, new int[] {4, 2}));
@@ -74,7 +74,7 @@ class RescaleHarnessTest {
 
     @ParameterizedTest(name = "{0}, timers={1}, parallelism {2}")
     @MethodSource("rescalings")
-    void everyKeysStateAndTimerFollowsItsKeyGroup(SnapshotKind kind, TimerServiceFactory timers, int[] parallelisms)
+    void everyKeysStateAndTimerFollowsItsKeyGroup(SnapshotKind kind, PriorityQueueStateType timers, int[] parallelisms)
             throws Exception {
         // Write: three values per key at the first parallelism.
         List<OperatorSubtaskState> snapshots = new ArrayList<>();
@@ -149,7 +149,7 @@ class RescaleHarnessTest {
     }
 
     private KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness(
-            SnapshotKind kind, TimerServiceFactory timers, int parallelism, int subtask) throws Exception {
+            SnapshotKind kind, PriorityQueueStateType timers, int parallelism, int subtask) throws Exception {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, kind.incremental);
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.toString());

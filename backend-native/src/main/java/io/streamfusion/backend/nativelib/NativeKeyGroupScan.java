@@ -1,7 +1,7 @@
 package io.streamfusion.backend.nativelib;
 
 /**
- * A scan over a point-in-time snapshot of several columns, handed out in encoded batches so
+ * A scan over a point-in-time snapshot of several column families, handed out in encoded batches so
  * that JNI is crossed once per batch rather than once per entry. Decode batches with {@link
  * EntryBatchReader}.
  */

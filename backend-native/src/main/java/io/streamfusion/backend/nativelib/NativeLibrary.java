@@ -24,7 +24,7 @@ import java.util.Locale;
 public final class NativeLibrary {
 
     /** Must equal {@code ABI_VERSION} in native/src/abi.rs. */
-    public static final int ABI_VERSION = 3;
+    public static final int ABI_VERSION = NativeAbi.VERSION;
 
     /** Overrides the library file; for development and for tests of broken libraries. */
     public static final String LIBRARY_PATH_PROPERTY = "streamfusion.native.library";
@@ -172,7 +172,7 @@ public final class NativeLibrary {
                             + BUILD_HINT);
         }
         try {
-            NativeMethods.checkJavaAbi(ABI_VERSION);
+            NativeMethods.checkJavaAbi(NativeAbi.descriptor());
         } catch (NativeStateException e) {
             throw new NativeLibraryException(e.getMessage(), e);
         }

@@ -3,7 +3,7 @@ package io.streamfusion.backend.nativelib;
 /**
  * The {@code native} methods of the Rust library, one per JNI entry point in
  * native/src/jni/entry_points.rs. Nothing outside this package calls them: the handle classes
- * ({@link NativeStore}, {@link NativeStateColumn}, {@link NativeKeyGroupScan}) wrap them with
+ * ({@link NativeStore}, {@link NativeColumnFamily}, {@link NativeKeyGroupScan}) wrap them with
  * ownership and use-after-close checks.
  */
 final class NativeMethods {
@@ -12,16 +12,17 @@ final class NativeMethods {
 
     static native int abiVersion();
 
-    static native void checkJavaAbi(int javaAbiVersion);
+    /** Fails unless {@code javaDescriptor} equals the library's own {@link NativeAbi#descriptor()}. */
+    static native void checkJavaAbi(String javaDescriptor);
 
     /** Makes the native side panic; proves in tests that a panic becomes an exception. */
     static native void triggerPanic(String message);
 
-    static native long openSharedMemory(long totalBytes, double writeBufferRatio, long writeBufferSize);
+    static native long openSlotMemory(long totalBytes, double writeBufferRatio, long writeBufferSize);
 
-    static native void closeSharedMemory(long memory);
+    static native void closeSlotMemory(long memory);
 
-    static native long[] sharedMemoryUsage(long memory);
+    static native long[] slotMemoryUsage(long memory);
 
     static native long openStore(String path, long memory);
 
@@ -29,35 +30,35 @@ final class NativeMethods {
 
     static native void flushStore(long store);
 
-    static native long openColumn(long store, String name);
+    static native long openColumnFamily(long store, String name);
 
-    static native void closeColumn(long column);
+    static native void closeColumnFamily(long columnFamily);
 
-    static native byte[] get(long column, byte[] key);
+    static native byte[] get(long columnFamily, byte[] key);
 
-    static native void put(long column, byte[] key, byte[] value);
+    static native void put(long columnFamily, byte[] key, byte[] value);
 
-    static native void delete(long column, byte[] key);
+    static native void delete(long columnFamily, byte[] key);
 
-    static native void merge(long column, byte[] key, byte[] value);
+    static native void merge(long columnFamily, byte[] key, byte[] value);
 
-    static native byte[] scanPrefix(long column, byte[] prefix, byte[] resumeAfter, int maxBytes);
+    static native byte[] scanPrefix(long columnFamily, byte[] prefix, byte[] resumeAfter, int maxBytes);
 
-    static native long deletePrefix(long column, byte[] prefix);
+    static native long deletePrefix(long columnFamily, byte[] prefix);
 
-    static native byte[] lastKeyWithPrefix(long column, byte[] prefix, byte[] before);
+    static native byte[] lastKeyWithPrefix(long columnFamily, byte[] prefix, byte[] before);
 
-    static native byte[] multiGet(long column, byte[] keyList);
+    static native byte[] multiGet(long columnFamily, byte[] keyList);
 
-    static native int deleteAll(long column, byte[] keyList);
+    static native int deleteAll(long columnFamily, byte[] keyList);
 
-    static native long countEntries(long column);
+    static native long countEntries(long columnFamily);
 
-    static native long columnIntProperty(long column, String name);
+    static native long columnFamilyIntProperty(long columnFamily, String name);
 
-    static native int applyBatch(long store, long[] columns, byte[] batch);
+    static native int applyBatch(long store, long[] columnFamilies, byte[] batch);
 
-    static native long openScan(long store, long[] columns, int keyGroupPrefixBytes);
+    static native long openScan(long store, long[] columnFamilies, int keyGroupPrefixBytes);
 
     static native byte[] scanNextBatch(long scan, int maxBytes);
 
@@ -70,7 +71,7 @@ final class NativeMethods {
     static native long copyKeyRange(long store, String sourceDirectory, byte[] begin, byte[] end);
 
     static native void configureTtlCompactionFilter(
-            long column,
+            long columnFamily,
             int layoutCode,
             int elementBytes,
             long ttlMillis,
@@ -79,5 +80,5 @@ final class NativeMethods {
             NativeTtlClock clock,
             NativeListElementScanner listScanner);
 
-    static native void compactColumn(long column);
+    static native void compactColumnFamily(long columnFamily);
 }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * One RocksDB instance in native memory, owned by one keyed backend. Its column families are
- * opened as {@link NativeStateColumn}s, which must be closed before the store.
+ * opened as {@link NativeColumnFamily}s, which must be closed before the store.
  */
 public final class NativeStore extends NativeHandle {
 
@@ -18,29 +18,29 @@ public final class NativeStore extends NativeHandle {
      * shared block cache and write-buffer budget. The store keeps that memory alive natively,
      * so {@code memory} may be closed before the store.
      */
-    public static NativeStore open(File directory, NativeSharedMemory memory) {
+    public static NativeStore open(File directory, NativeSlotMemory memory) {
         long handle = NativeMethods.openStore(directory.getAbsolutePath(), memory.handle());
         return new NativeStore(handle, directory);
     }
 
     /** Opens the column family of a state, creating it if it does not exist. */
-    public NativeStateColumn openColumn(String stateName) {
-        return new NativeStateColumn(NativeMethods.openColumn(handle(), stateName), stateName);
+    public NativeColumnFamily openColumnFamily(String stateName) {
+        return new NativeColumnFamily(NativeMethods.openColumnFamily(handle(), stateName), stateName);
     }
 
     /** Writes all entries of an encoded batch in one atomic RocksDB write. */
-    public int applyBatch(List<NativeStateColumn> columns, byte[] encodedBatch) {
-        return NativeMethods.applyBatch(handle(), NativeStateColumn.handles(columns), encodedBatch);
+    public int applyBatch(List<NativeColumnFamily> columnFamilies, byte[] encodedBatch) {
+        return NativeMethods.applyBatch(handle(), NativeColumnFamily.handles(columnFamilies), encodedBatch);
     }
 
     /**
-     * Starts a scan of the given columns over a point-in-time snapshot, in canonical snapshot
-     * order: by key group, then by the column's position in {@code columns}.
+     * Starts a scan of the given column families over a point-in-time snapshot, in canonical snapshot
+     * order: by key group, then by the column family's position in {@code columnFamilies}.
      */
-    public NativeKeyGroupScan openScan(List<NativeStateColumn> columns, int keyGroupPrefixBytes) {
+    public NativeKeyGroupScan openScan(List<NativeColumnFamily> columnFamilies, int keyGroupPrefixBytes) {
         return new NativeKeyGroupScan(
                 NativeMethods.openScan(
-                        handle(), NativeStateColumn.handles(columns), keyGroupPrefixBytes));
+                        handle(), NativeColumnFamily.handles(columnFamilies), keyGroupPrefixBytes));
     }
 
     /**

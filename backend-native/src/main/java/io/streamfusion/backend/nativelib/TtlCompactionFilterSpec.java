@@ -5,7 +5,7 @@ import javax.annotation.Nullable;
 import java.time.Duration;
 
 /**
- * What the native TTL compaction filter of one state column does: where timestamps are in its
+ * What the native TTL compaction filter of one state column family does: where timestamps are in its
  * values, the time to live, how often it reads the clock, and RocksDB's periodic compaction.
  *
  * @param elementBytes for {@link Layout#FIXED_ELEMENT_LIST}, the bytes of one element plus its
@@ -19,12 +19,18 @@ public record TtlCompactionFilterSpec(
         long queryTimeAfterEntries,
         @Nullable Duration periodicCompaction) {
 
-    /** Where the last-access timestamps are; the codes are the native side's. */
+    /**
+     * Where the last-access timestamps are. The codes are the native side's (native/src/abi.rs),
+     * checked when the library loads.
+     */
     public enum Layout {
         VALUE(1),
         MAP(2),
         FIXED_ELEMENT_LIST(3),
         VARIABLE_ELEMENT_LIST(4);
+
+        /** The code that switches the filter off. */
+        static final int NONE = 0;
 
         final int code;
 

@@ -1,7 +1,7 @@
 package io.streamfusion.backend.restore;
 
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -34,7 +34,7 @@ import java.util.concurrent.CancellationException;
  * Restores canonical key-grouped snapshots (full checkpoints and canonical savepoints of any
  * backend) into a native store. Flink's {@link FullSnapshotRestoreOperation} reads the stream,
  * which already covers only this backend's key groups; entries reach the store in write
- * batches, one JNI crossing per batch. Timer entries go to native timer columns or, in heap
+ * batches, one JNI crossing per batch. Timer entries go to native timer column families or, in heap
  * timer mode, to heap queues; both modes read the same canonical timer entries.
  */
 public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void> {
@@ -114,7 +114,7 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
         Map<Integer, Integer> batchIndexByStateId = new HashMap<>();
         Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<HeapPriorityQueueElement>> queuesByStateId =
                 new HashMap<>();
-        List<NativeStateColumn> batchColumns = new ArrayList<>();
+        List<NativeColumnFamily> batchColumns = new ArrayList<>();
         for (int stateId = 0; stateId < metaInfos.size(); stateId++) {
             StateMetaInfoSnapshot metaInfo = metaInfos.get(stateId);
             if (timersOnHeap

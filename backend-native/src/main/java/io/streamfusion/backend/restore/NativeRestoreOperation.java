@@ -1,6 +1,6 @@
 package io.streamfusion.backend.restore;
 
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.snapshot.ConfirmedSnapshotFiles;
 import io.streamfusion.backend.snapshot.UploadedFile;
@@ -56,7 +56,7 @@ public final class NativeRestoreOperation<K> {
     private final StateSerializerProvider<K> keySerializerProvider;
     private final File workingDirectory;
     private final File storeDirectory;
-    private final NativeSharedMemory memory;
+    private final NativeSlotMemory memory;
     private final CloseableRegistry cancelRegistry;
     private boolean keySerializerChecked;
 
@@ -68,7 +68,7 @@ public final class NativeRestoreOperation<K> {
             StateSerializerProvider<K> keySerializerProvider,
             File workingDirectory,
             File storeDirectory,
-            NativeSharedMemory memory,
+            NativeSlotMemory memory,
             CloseableRegistry cancelRegistry) {
         this.keyGroupRange = keyGroupRange;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;

@@ -1,8 +1,8 @@
 package io.streamfusion.backend.snapshot;
 
-import io.streamfusion.backend.RegisteredStateColumn;
+import io.streamfusion.backend.RegisteredColumnFamily;
 import io.streamfusion.backend.nativelib.NativeKeyGroupScan;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeStore;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -24,7 +24,7 @@ import java.util.List;
 
 /**
  * Everything a canonical (key-grouped) snapshot needs, captured in the synchronous phase: the
- * state meta infos, a native point-in-time scan of every state column, and snapshots of the
+ * state meta infos, a native point-in-time scan of every state column family, and snapshots of the
  * heap timer queues. Holds a lease on the store so it cannot be disposed under the scan.
  */
 public final class CanonicalSnapshotResources<K> implements FullSnapshotResources<K> {
@@ -65,7 +65,7 @@ public final class CanonicalSnapshotResources<K> implements FullSnapshotResource
     public static <K> CanonicalSnapshotResources<K> create(
             NativeStore store,
             ResourceGuard storeGuard,
-            List<RegisteredStateColumn> columnStates,
+            List<RegisteredColumnFamily> columnStates,
             Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues,
             KeyGroupRange keyGroupRange,
             TypeSerializer<K> keySerializer,
@@ -74,11 +74,11 @@ public final class CanonicalSnapshotResources<K> implements FullSnapshotResource
             throws IOException {
         List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
         List<StateSnapshotTransformer<byte[]>> transformers = new ArrayList<>();
-        List<NativeStateColumn> columns = new ArrayList<>();
-        for (RegisteredStateColumn registered : columnStates) {
+        List<NativeColumnFamily> columnFamilies = new ArrayList<>();
+        for (RegisteredColumnFamily registered : columnStates) {
             metaInfos.add(registered.metaInfo().snapshot());
             transformers.add(registered.snapshotTransformer());
-            columns.add(registered.column());
+            columnFamilies.add(registered.columnFamily());
         }
         List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots = new ArrayList<>();
         for (HeapPriorityQueueSnapshotRestoreWrapper<?> queue : timerQueues) {
@@ -87,7 +87,7 @@ public final class CanonicalSnapshotResources<K> implements FullSnapshotResource
         }
         ResourceGuard.Lease lease = storeGuard.acquireResource();
         try {
-            NativeKeyGroupScan scan = store.openScan(columns, keyGroupPrefixBytes);
+            NativeKeyGroupScan scan = store.openScan(columnFamilies, keyGroupPrefixBytes);
             return new CanonicalSnapshotResources<>(
                     lease,
                     scan,

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.internal.InternalAppendingState;
@@ -26,10 +25,10 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
         implements InternalAppendingState<K, N, IN, SV, OUT>, InternalMergingState<K, N, IN, SV, OUT> {
 
     AbstractStreamFusionAppendingState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo) {
-        super(backend, column, metaInfo, null, metaInfo.getStateSerializer().isImmutableType());
+        super(context, columnFamily, metaInfo, null, metaInfo.getStateSerializer().isImmutableType());
     }
 
     /** Combines two accumulators; used when merging namespaces. */
@@ -78,7 +77,7 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
                 writeValue(targetKey, merged);
             }
         } catch (Exception e) {
-            throw new FlinkRuntimeException("Error while merging namespaces of state " + column.stateName(), e);
+            throw new FlinkRuntimeException("Error while merging namespaces of state " + columnFamily.stateName(), e);
         }
     }
 }

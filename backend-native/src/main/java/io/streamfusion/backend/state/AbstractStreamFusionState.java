@@ -2,8 +2,7 @@ package io.streamfusion.backend.state;
 
 import io.streamfusion.backend.cache.StateValueCache;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -26,7 +25,7 @@ import java.io.IOException;
 
 /**
  * Base of every StreamFusion state kind: builds the canonical composite key of the current key
- * and namespace with the backend's shared key builder, and talks to one native column.
+ * and namespace with the backend's shared key builder, and talks to one native column family.
  *
  * @param <K> key type
  * @param <N> namespace type
@@ -34,8 +33,8 @@ import java.io.IOException;
  */
 public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvState<K, N, V> {
 
-    protected final StreamFusionKeyedStateBackend<K> backend;
-    protected final NativeStateColumn column;
+    protected final KeyedStateContext<K> context;
+    protected final NativeColumnFamily columnFamily;
     protected final DataOutputSerializer valueOut = new DataOutputSerializer(128);
     protected final DataInputDeserializer valueIn = new DataInputDeserializer();
 
@@ -48,11 +47,11 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     private N currentNamespace;
 
     protected AbstractStreamFusionState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
             V defaultValue) {
-        this(backend, column, metaInfo, defaultValue, false);
+        this(context, columnFamily, metaInfo, defaultValue, false);
     }
 
     /**
@@ -61,15 +60,15 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
      *     slot's decoded-value cache can serve it (if enabled and not excluded for the state)
      */
     protected AbstractStreamFusionState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
             V defaultValue,
             boolean cacheable) {
-        this.backend = backend;
-        this.column = column;
-        this.keyBuilder = backend.sharedKeyBuilder();
-        this.cache = cacheable ? backend.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer()) : null;
+        this.context = context;
+        this.columnFamily = columnFamily;
+        this.keyBuilder = context.sharedKeyBuilder();
+        this.cache = cacheable ? context.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer()) : null;
         updateRegistration(metaInfo, defaultValue);
     }
 
@@ -103,7 +102,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
                 return cached;
             }
         }
-        byte[] bytes = column.get(key);
+        byte[] bytes = columnFamily.get(key);
         if (bytes == null) {
             return null;
         }
@@ -118,7 +117,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     /** Writes {@code value} to RocksDB first, then keeps the cache current (write-through). */
     protected final void writeValue(byte[] key, V value) {
         byte[] bytes = serializeValue(value);
-        column.put(key, bytes);
+        columnFamily.put(key, bytes);
         if (cache != null) {
             cache.afterWrite(key, value, bytes.length);
         }
@@ -126,7 +125,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     /** Deletes the value under {@code key} from RocksDB and the cache. */
     protected final void deleteValue(byte[] key) {
-        column.delete(key);
+        columnFamily.delete(key);
         if (cache != null) {
             cache.invalidate(key);
         }
@@ -141,7 +140,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     @Override
     public TypeSerializer<K> getKeySerializer() {
-        return backend.getKeySerializer();
+        return context.keySerializer();
     }
 
     @Override
@@ -175,7 +174,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             return keyBuilder.buildCompositeKeyNamesSpaceUserKey(
                     currentNamespace, namespaceSerializer, userKey, userKeySerializer);
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Error while serializing a user key of state " + column.stateName(), e);
+            throw new FlinkRuntimeException("Error while serializing a user key of state " + columnFamily.stateName(), e);
         }
     }
 
@@ -186,7 +185,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             serializer.serialize(value, valueOut);
             return valueOut.getCopyOfBuffer();
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Error while serializing a value of state " + column.stateName(), e);
+            throw new FlinkRuntimeException("Error while serializing a value of state " + columnFamily.stateName(), e);
         }
     }
 
@@ -212,8 +211,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             throws Exception {
         byte[] key = queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
         // Queries run on their own threads: the lease keeps dispose() from freeing the store meanwhile.
-        try (ResourceGuard.Lease ignored = backend.storeLease()) {
-            return column.get(key);
+        try (ResourceGuard.Lease ignored = context.storeLease()) {
+            return columnFamily.get(key);
         }
     }
 
@@ -229,9 +228,9 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         Tuple2<K, N> keyAndNamespace =
                 KvStateSerializer.deserializeKeyAndNamespace(
                         serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
-        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, backend.getNumberOfKeyGroups());
+        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, context.numberOfKeyGroups());
         SerializedCompositeKeyBuilder<K> builder =
-                new SerializedCompositeKeyBuilder<>(safeKeySerializer, backend.getKeyGroupPrefixBytes(), 32);
+                new SerializedCompositeKeyBuilder<>(safeKeySerializer, context.keyGroupPrefixBytes(), 32);
         builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
         return builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
     }
@@ -254,7 +253,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         try {
             next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
         } catch (Exception e) {
-            throw new StateMigrationException("Error while migrating a value of state " + column.stateName(), e);
+            throw new StateMigrationException("Error while migrating a value of state " + columnFamily.stateName(), e);
         }
     }
 

@@ -27,15 +27,15 @@ public final class CandidateIndexMemo {
     /** Writes the counter entry of a key. */
     @FunctionalInterface
     interface CounterWriter {
-        void write(byte[] base, long[] counter);
+        void write(byte[] base, CandidateCounter counter);
     }
 
     /** A remembered counter and whether the stored entry still lacks it. */
     private static final class Counter {
-        long[] value;
+        CandidateCounter value;
         boolean dirty;
 
-        Counter(long[] value, boolean dirty) {
+        Counter(CandidateCounter value, boolean dirty) {
             this.value = value;
             this.dirty = dirty;
         }
@@ -65,7 +65,7 @@ public final class CandidateIndexMemo {
 
     /** The remembered counter of the key and namespace {@code base}, or null if not remembered. */
     @Nullable
-    long[] counter(byte[] base) {
+    CandidateCounter counter(byte[] base) {
         Counter counter = counters.get(ByteBuffer.wrap(base));
         return counter == null ? null : counter.value;
     }
@@ -81,7 +81,7 @@ public final class CandidateIndexMemo {
      * yet written ({@code dirty} true); {@code latestStored} is the stored entry of the candidate
      * the counter calls latest, or null if it is not at hand.
      */
-    void remember(byte[] base, long[] counter, boolean dirty, @Nullable byte[] latestStored) {
+    void remember(byte[] base, CandidateCounter counter, boolean dirty, @Nullable byte[] latestStored) {
         Counter remembered = counters.get(ByteBuffer.wrap(base));
         if (remembered == null) {
             counters.put(ByteBuffer.wrap(base.clone()), new Counter(counter, dirty));
@@ -92,7 +92,7 @@ public final class CandidateIndexMemo {
         if (!Arrays.equals(base, latestBase)) {
             latestBase = base.clone();
         }
-        this.latestSequence = counter[2];
+        this.latestSequence = counter.latestSequence();
         this.latestStored = latestStored;
     }
 

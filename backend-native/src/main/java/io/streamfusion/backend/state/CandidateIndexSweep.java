@@ -1,7 +1,7 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.backend.nativelib.EntryBatchReader;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import javax.annotation.Nullable;
 
@@ -11,9 +11,9 @@ import java.util.Arrays;
  * Flink's incremental TTL cleanup ({@code StateTtlConfig#cleanupIncrementally}, on by default
  * with cleanup in background) for candidate indexes, whose entries the compaction filter cannot
  * judge one by one: only a key's counter knows when the key was last written. Each access to the
- * index checks the next few keys of the column in key order, jumping from one key's entries to
+ * index checks the next few keys of the column family in key order, jumping from one key's entries to
  * the next key's with one seek, and deletes the whole index of a key that expired. The cursor
- * wraps around at the end of the column, so every key is eventually checked, however rarely it
+ * wraps around at the end of the column family, so every key is eventually checked, however rarely it
  * is touched.
  */
 final class CandidateIndexSweep {
@@ -22,13 +22,13 @@ final class CandidateIndexSweep {
     /** Greater than the first byte of every user key (its length prefix starts with 0). */
     private static final byte PAST_USER_KEYS = (byte) 0xFF;
 
-    private final NativeStateColumn column;
+    private final NativeColumnFamily columnFamily;
     private final CandidateIndexExpiry expiry;
     private final CandidateIndexMemo memo;
     @Nullable private byte[] resumeAfter;
 
-    CandidateIndexSweep(NativeStateColumn column, CandidateIndexExpiry expiry, CandidateIndexMemo memo) {
-        this.column = column;
+    CandidateIndexSweep(NativeColumnFamily columnFamily, CandidateIndexExpiry expiry, CandidateIndexMemo memo) {
+        this.columnFamily = columnFamily;
         this.expiry = expiry;
         this.memo = memo;
     }
@@ -36,7 +36,7 @@ final class CandidateIndexSweep {
     /** Checks the next keys after the cursor, as many as the TTL config's cleanup size. */
     void run() {
         for (int checked = 0; checked < expiry.cleanupKeysPerAccess(); checked++) {
-            EntryBatchReader next = new EntryBatchReader(column.scanPrefix(WHOLE_COLUMN, resumeAfter, 1));
+            EntryBatchReader next = new EntryBatchReader(columnFamily.scanPrefix(WHOLE_COLUMN, resumeAfter, 1));
             if (!next.advance()) {
                 resumeAfter = null; // past the last key: start over
                 return;
@@ -50,7 +50,7 @@ final class CandidateIndexSweep {
             resumeAfter = Arrays.copyOf(base, base.length + 1);
             resumeAfter[base.length] = PAST_USER_KEYS;
             if (expiry.expired(lastWrite(base, key, next.value()))) {
-                column.deletePrefix(base);
+                columnFamily.deletePrefix(base);
                 memo.forget(base);
             }
         }
@@ -62,12 +62,12 @@ final class CandidateIndexSweep {
      * counter is neither is left alone.
      */
     private long lastWrite(byte[] base, byte[] firstKey, byte[] firstValue) {
-        long[] remembered = memo.counter(base);
+        CandidateCounter remembered = memo.counter(base);
         if (remembered != null) {
-            return remembered[3];
+            return remembered.lastAccess();
         }
         if (StreamFusionCandidateIndexState.isCounterKey(firstKey, base)) {
-            return StreamFusionCandidateIndexState.lastWriteOf(firstValue);
+            return CandidateCounter.parse(firstValue, columnFamily.stateName()).lastAccess();
         }
         return Long.MAX_VALUE;
     }

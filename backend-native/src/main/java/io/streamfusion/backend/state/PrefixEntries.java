@@ -1,7 +1,7 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.backend.nativelib.EntryBatchReader;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * The raw entries of one column under a key prefix, in key order, fetched from the native side
+ * The raw entries of one column family under a key prefix, in key order, fetched from the native side
  * in batches of about {@code batchBytes} as the iteration goes: at most one batch is in memory.
  */
 final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
@@ -17,7 +17,7 @@ final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
     /** One stored entry. */
     record Entry(byte[] key, byte[] value) {}
 
-    private final NativeStateColumn column;
+    private final NativeColumnFamily columnFamily;
     private final byte[] prefix;
     private final int batchBytes;
     private final List<Entry> buffered = new ArrayList<>();
@@ -25,8 +25,8 @@ final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
     private byte[] resumeAfter;
     private boolean exhausted;
 
-    PrefixEntries(NativeStateColumn column, byte[] prefix, int batchBytes) {
-        this.column = column;
+    PrefixEntries(NativeColumnFamily columnFamily, byte[] prefix, int batchBytes) {
+        this.columnFamily = columnFamily;
         this.prefix = prefix;
         this.batchBytes = batchBytes;
     }
@@ -41,7 +41,7 @@ final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
         }
         buffered.clear();
         position = 0;
-        byte[] batch = column.scanPrefix(prefix, resumeAfter, batchBytes);
+        byte[] batch = columnFamily.scanPrefix(prefix, resumeAfter, batchBytes);
         exhausted = batch.length < batchBytes;
         EntryBatchReader reader = new EntryBatchReader(batch);
         while (reader.advance()) {
@@ -54,7 +54,7 @@ final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
     @Override
     public Entry next() {
         if (!hasNext()) {
-            throw new NoSuchElementException("No more entries under the prefix in " + column.stateName());
+            throw new NoSuchElementException("No more entries under the prefix in " + columnFamily.stateName());
         }
         return buffered.get(position++);
     }

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
 import org.apache.flink.api.common.state.ReducingStateDescriptor;
@@ -19,26 +18,26 @@ public final class StateKinds {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static <K, N, SV> State create(
-            StreamFusionKeyedStateBackend<K> backend,
+            KeyedStateContext<K> context,
             StateDescriptor<?, SV> descriptor,
-            NativeStateColumn column,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo) {
         switch (descriptor.getType()) {
             case VALUE:
-                return new StreamFusionValueState<>(backend, column, metaInfo, descriptor.getDefaultValue());
+                return new StreamFusionValueState<>(context, columnFamily, metaInfo, descriptor.getDefaultValue());
             case LIST:
                 return new StreamFusionListState<>(
-                        backend, column, (RegisteredKeyValueStateBackendMetaInfo<N, List<Object>>) (Object) metaInfo);
+                        context, columnFamily, (RegisteredKeyValueStateBackendMetaInfo<N, List<Object>>) (Object) metaInfo);
             case MAP:
                 return new StreamFusionMapState<>(
-                        backend, column, (RegisteredKeyValueStateBackendMetaInfo<N, Map<Object, Object>>) (Object) metaInfo);
+                        context, columnFamily, (RegisteredKeyValueStateBackendMetaInfo<N, Map<Object, Object>>) (Object) metaInfo);
             case REDUCING:
                 return new StreamFusionReducingState<>(
-                        backend, column, metaInfo, ((ReducingStateDescriptor<SV>) descriptor).getReduceFunction());
+                        context, columnFamily, metaInfo, ((ReducingStateDescriptor<SV>) descriptor).getReduceFunction());
             case AGGREGATING:
                 return new StreamFusionAggregatingState<>(
-                        backend,
-                        column,
+                        context,
+                        columnFamily,
                         metaInfo,
                         ((AggregatingStateDescriptor) descriptor).getAggregateFunction());
             default:

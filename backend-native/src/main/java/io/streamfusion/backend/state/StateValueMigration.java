@@ -1,10 +1,9 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.NativeKeyGroupScan;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -33,36 +32,36 @@ public final class StateValueMigration {
 
     @SuppressWarnings("unchecked")
     public static <K, N, SV> void migrate(
-            StreamFusionKeyedStateBackend<K> backend,
+            KeyedStateContext<K> context,
             StateDescriptor<?, SV> descriptor,
-            NativeStateColumn column,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo)
             throws Exception {
         if (descriptor.getType() == StateDescriptor.Type.MAP) {
             checkMapKeysNeedNoMigration(descriptor, metaInfo);
         }
         AbstractStreamFusionState<K, N, SV> state =
-                (AbstractStreamFusionState<K, N, SV>) StateKinds.create(backend, descriptor, column, metaInfo);
+                (AbstractStreamFusionState<K, N, SV>) StateKinds.create(context, descriptor, columnFamily, metaInfo);
         TypeSerializer<SV> prior =
                 (TypeSerializer<SV>) TtlAwareSerializer.wrapTtlAwareSerializer(metaInfo.getPreviousStateSerializer());
         TypeSerializer<SV> next =
                 (TypeSerializer<SV>) TtlAwareSerializer.wrapTtlAwareSerializer(metaInfo.getStateSerializer());
 
-        List<NativeStateColumn> columns = List.of(column);
+        List<NativeColumnFamily> columnFamilies = List.of(columnFamily);
         DataInputDeserializer in = new DataInputDeserializer();
         DataOutputSerializer out = new DataOutputSerializer(512);
         EntryBatchWriter writes = new EntryBatchWriter(BATCH_BYTES + (64 << 10));
-        try (NativeKeyGroupScan scan = backend.nativeStore().openScan(columns, backend.getKeyGroupPrefixBytes())) {
+        try (NativeKeyGroupScan scan = context.store().openScan(columnFamilies, context.keyGroupPrefixBytes())) {
             byte[] batch;
             while ((batch = scan.nextBatch(BATCH_BYTES)).length > 0) {
                 EntryBatchReader reader = new EntryBatchReader(batch);
                 while (reader.advance()) {
                     in.setBuffer(reader.value());
                     out.clear();
-                    state.migrateSerializedValue(in, out, prior, next, backend.ttlTimeProvider());
+                    state.migrateSerializedValue(in, out, prior, next, context.ttlTimeProvider());
                     writes.add(0, reader.key(), out.getCopyOfBuffer());
                 }
-                backend.nativeStore().applyBatch(columns, writes.toByteArray());
+                context.store().applyBatch(columnFamilies, writes.toByteArray());
                 writes.clear();
             }
         }

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
@@ -17,11 +16,11 @@ public final class StreamFusionAggregatingState<K, N, IN, ACC, OUT>
     private final AggregateFunction<IN, ACC, OUT> aggregateFunction;
 
     public StreamFusionAggregatingState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, ACC> metaInfo,
             AggregateFunction<IN, ACC, OUT> aggregateFunction) {
-        super(backend, column, metaInfo);
+        super(context, columnFamily, metaInfo);
         this.aggregateFunction = aggregateFunction;
     }
 

@@ -4,7 +4,7 @@ import io.streamfusion.api.BatchValueState;
 import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.KeyListWriter;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.nativelib.ValueListReader;
 
@@ -24,14 +24,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@link BatchValueState} over a value state's native column: keys are turned into canonical
+ * {@link BatchValueState} over a value state's native column family: keys are turned into canonical
  * keys with their own key groups, then read with one native multi-get or written with one
  * native write batch. Uses its own key builder, so the backend's current key is untouched.
  */
 public final class StreamFusionBatchValueState<K, V> implements BatchValueState<K, V> {
 
     private final NativeStore store;
-    private final NativeStateColumn column;
+    private final NativeColumnFamily columnFamily;
     /** The per-record state's cache view: batch writes must not leave stale values in it. */
     @Nullable private final StateValueCache<V> cache;
     private final TypeSerializer<V> valueSerializer;
@@ -43,7 +43,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
 
     public StreamFusionBatchValueState(
             NativeStore store,
-            NativeStateColumn column,
+            NativeColumnFamily columnFamily,
             @Nullable StateValueCache<V> cache,
             TypeSerializer<K> keySerializer,
             TypeSerializer<V> valueSerializer,
@@ -51,7 +51,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
             int numberOfKeyGroups,
             KeyGroupRange keyGroupRange) {
         this.store = store;
-        this.column = column;
+        this.columnFamily = columnFamily;
         this.cache = cache;
         this.valueSerializer = valueSerializer;
         this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer.duplicate(), keyGroupPrefixBytes, 32);
@@ -84,7 +84,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
         if (keys.isEmpty()) {
             return values;
         }
-        ValueListReader reader = new ValueListReader(column.multiGet(keyList(keys)));
+        ValueListReader reader = new ValueListReader(columnFamily.multiGet(keyList(keys)));
         while (reader.hasNext()) {
             byte[] bytes = reader.next();
             if (bytes == null) {
@@ -119,7 +119,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
             written.add(key);
             batch.add(0, key, valueOut.getCopyOfBuffer());
         }
-        store.applyBatch(List.of(column), batch.toByteArray());
+        store.applyBatch(List.of(columnFamily), batch.toByteArray());
         invalidate(written);
     }
 
@@ -141,7 +141,7 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
             removed.add(canonical);
             writer.add(canonical);
         }
-        column.deleteAll(writer.toByteArray());
+        columnFamily.deleteAll(writer.toByteArray());
         invalidate(removed);
     }
 }

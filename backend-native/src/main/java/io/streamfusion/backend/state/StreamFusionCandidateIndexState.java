@@ -1,9 +1,8 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.api.CandidateIndexState;
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -58,8 +57,6 @@ public final class StreamFusionCandidateIndexState<K, V>
     /** A map-state value starts with Flink's not-null flag and the byte-array length. */
     static final int MAP_VALUE_HEADER = 1 + Integer.BYTES;
 
-    private static final long[] EMPTY_COUNTER = {0, 0, -1, 0};
-
     private final TypeSerializer<V> candidateSerializer;
     private final CandidateIndexExpiry expiry;
     private final CandidateIndexMemo memo;
@@ -68,29 +65,29 @@ public final class StreamFusionCandidateIndexState<K, V>
     private final EntryBatchWriter batch = new EntryBatchWriter(256);
 
     public StreamFusionCandidateIndexState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>> metaInfo,
             TypeSerializer<V> candidateSerializer,
             CandidateIndexExpiry expiry,
             CandidateIndexMemo memo) {
-        super(backend, column, metaInfo, null);
+        super(context, columnFamily, metaInfo, null);
         this.candidateSerializer = candidateSerializer;
         this.expiry = expiry;
         this.memo = memo;
-        this.sweep = new CandidateIndexSweep(column, expiry, memo);
+        this.sweep = new CandidateIndexSweep(columnFamily, expiry, memo);
         setCurrentNamespace(VoidNamespace.INSTANCE);
     }
 
     @Override
     public long append(V candidate) {
         byte[] base = currentKeyBytes();
-        long[] counter = readCounter(base);
-        long sequence = counter[0];
+        CandidateCounter counter = readCounter(base);
+        long sequence = counter.nextSequence();
         byte[] value = serialize(candidate, candidateSerializer);
         byte[] hashKey = hashKey(base, hash(value));
-        byte[] sameHash = column.get(hashKey);
-        long[] next = {sequence + 1, counter[1] + 1, sequence, expiry.now()};
+        byte[] sameHash = columnFamily.get(hashKey);
+        CandidateCounter next = counter.appended(expiry.now());
         byte[] stored = mapValue(value);
         batch.clear();
         batch.add(0, candidateKey(base, sequence), stored);
@@ -103,13 +100,13 @@ public final class StreamFusionCandidateIndexState<K, V>
     @Override
     public boolean retract(V candidate) {
         byte[] base = currentKeyBytes();
-        long[] counter = readCounter(base);
-        if (counter[1] == 0) {
+        CandidateCounter counter = readCounter(base);
+        if (counter.count() == 0) {
             return false;
         }
         byte[] value = serialize(candidate, candidateSerializer);
         byte[] hashKey = hashKey(base, hash(value));
-        byte[] sameHash = column.get(hashKey);
+        byte[] sameHash = columnFamily.get(hashKey);
         if (sameHash == null) {
             return false;
         }
@@ -118,10 +115,10 @@ public final class StreamFusionCandidateIndexState<K, V>
             return false;
         }
         long sequence = match.sequence();
-        boolean wasLatest = counter[2] == sequence;
-        long latest = wasLatest ? latestSequenceBefore(base, sequence) : counter[2];
+        boolean wasLatest = counter.latestSequence() == sequence;
+        long latest = wasLatest ? latestSequenceBefore(base, sequence) : counter.latestSequence();
         byte[] latestStored = wasLatest ? null : memo.latest(base, latest);
-        long[] next = {counter[0], counter[1] - 1, latest, expiry.now()};
+        CandidateCounter next = counter.retracted(latest, expiry.now());
         byte[] rest = CandidateHashEntry.without(sameHash, match);
         batch.clear();
         batch.addDelete(0, candidateKey(base, sequence));
@@ -135,14 +132,14 @@ public final class StreamFusionCandidateIndexState<K, V>
         return true;
     }
 
-    /** A memo for the index stored in {@code column}, writing counters back into it. */
-    public static CandidateIndexMemo newMemo(NativeStateColumn column) {
-        return new CandidateIndexMemo((base, counter) -> column.put(counterKey(base), counterValue(counter)));
+    /** A memo for the index stored in {@code columnFamily}, writing counters back into it. */
+    public static CandidateIndexMemo newMemo(NativeColumnFamily columnFamily) {
+        return new CandidateIndexMemo((base, counter) -> columnFamily.put(counterKey(base), counter.toMapValue()));
     }
 
     /** One atomic write of the batch's puts and deletes. */
     private void write(EntryBatchWriter entries) {
-        backend.nativeStore().applyBatch(List.of(column), entries.toByteArray());
+        context.store().applyBatch(List.of(columnFamily), entries.toByteArray());
     }
 
     /**
@@ -150,7 +147,7 @@ public final class StreamFusionCandidateIndexState<K, V>
      * by one reverse seek below it; -1 if none.
      */
     private long latestSequenceBefore(byte[] base, long latest) {
-        byte[] key = column.lastKeyWithPrefix(kindPrefix(base, CANDIDATE), candidateKey(base, latest));
+        byte[] key = columnFamily.lastKeyWithPrefix(kindPrefix(base, CANDIDATE), candidateKey(base, latest));
         return key == null ? -1 : ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
     }
 
@@ -158,14 +155,14 @@ public final class StreamFusionCandidateIndexState<K, V>
     @Override
     public V latest() throws IOException {
         byte[] base = currentKeyBytes();
-        long[] counter = readCounterForQuery(base);
-        long latest = counter[2];
+        CandidateCounter counter = readCounterForQuery(base);
+        long latest = counter.latestSequence();
         if (latest < 0) {
             return null;
         }
         byte[] stored = memo.latest(base, latest);
         if (stored == null) {
-            stored = column.get(candidateKey(base, latest));
+            stored = columnFamily.get(candidateKey(base, latest));
             if (stored == null) {
                 return null;
             }
@@ -176,18 +173,18 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     @Override
     public long count() {
-        return readCounterForQuery(currentKeyBytes())[1];
+        return readCounterForQuery(currentKeyBytes()).count();
     }
 
     @Override
     public Iterable<V> candidates() {
         byte[] base = currentKeyBytes();
-        if (readCounterForQuery(base)[1] == 0) {
+        if (readCounterForQuery(base).count() == 0) {
             return List.of();
         }
         byte[] prefix = kindPrefix(base, CANDIDATE);
         return () -> new Iterator<>() {
-            private final PrefixEntries entries = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
+            private final PrefixEntries entries = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
 
             @Override
             public boolean hasNext() {
@@ -199,7 +196,7 @@ public final class StreamFusionCandidateIndexState<K, V>
                 try {
                     return deserializeCandidate(entries.next().value());
                 } catch (IOException e) {
-                    throw new IllegalStateException("Could not read a candidate of " + column.stateName(), e);
+                    throw new IllegalStateException("Could not read a candidate of " + columnFamily.stateName(), e);
                 }
             }
         };
@@ -208,7 +205,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     @Override
     public void clear() {
         byte[] base = currentKeyBytes();
-        column.deletePrefix(base);
+        columnFamily.deletePrefix(base);
         memo.forget(base);
     }
 
@@ -217,18 +214,15 @@ public final class StreamFusionCandidateIndexState<K, V>
         return candidateSerializer.deserialize(candidateIn);
     }
 
-    /**
-     * Next sequence, count, latest sequence, last access; an expired index is deleted here and
-     * reads as empty.
-     */
-    private long[] readCounter(byte[] base) {
+    /** The counter of {@code base}; an expired index is deleted here and reads as empty. */
+    private CandidateCounter readCounter(byte[] base) {
         sweep.run();
-        long[] remembered = memo.counter(base);
-        long[] read = remembered != null ? remembered : readStoredCounter(base);
-        if (expiry.expired(read[3])) {
-            column.deletePrefix(base);
+        CandidateCounter remembered = memo.counter(base);
+        CandidateCounter read = remembered != null ? remembered : readStoredCounter(base);
+        if (expiry.expired(read.lastAccess())) {
+            columnFamily.deletePrefix(base);
             memo.forget(base);
-            read = EMPTY_COUNTER.clone();
+            read = CandidateCounter.EMPTY;
         }
         if (read != remembered) {
             memo.remember(base, read, false, null);
@@ -236,21 +230,9 @@ public final class StreamFusionCandidateIndexState<K, V>
         return read;
     }
 
-    private long[] readStoredCounter(byte[] base) {
-        byte[] stored = column.get(counterKey(base));
-        return stored == null ? EMPTY_COUNTER.clone() : parseCounter(stored);
-    }
-
-    private static long[] parseCounter(byte[] stored) {
-        ByteBuffer counter = ByteBuffer.wrap(stored, MAP_VALUE_HEADER, stored.length - MAP_VALUE_HEADER);
-        // Indexes written before the access time was kept have three longs: they never expire.
-        return new long[] {counter.getLong(), counter.getLong(), counter.getLong(),
-                counter.remaining() >= Long.BYTES ? counter.getLong() : Long.MAX_VALUE};
-    }
-
-    /** The last write (or refreshing read) recorded in a stored counter entry. */
-    static long lastWriteOf(byte[] storedCounter) {
-        return parseCounter(storedCounter)[3];
+    private CandidateCounter readStoredCounter(byte[] base) {
+        byte[] stored = columnFamily.get(counterKey(base));
+        return stored == null ? CandidateCounter.EMPTY : CandidateCounter.parse(stored, columnFamily.stateName());
     }
 
     /**
@@ -277,11 +259,11 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     /** {@link #readCounter}, renewing the TTL when reads renew it ({@code OnReadAndWrite}). */
-    private long[] readCounterForQuery(byte[] base) {
-        long[] counter = readCounter(base);
-        if (expiry.refreshOnRead() && counter[1] > 0) {
-            long[] renewed = {counter[0], counter[1], counter[2], expiry.now()};
-            memo.remember(base, renewed, true, memo.latest(base, counter[2]));
+    private CandidateCounter readCounterForQuery(byte[] base) {
+        CandidateCounter counter = readCounter(base);
+        if (expiry.refreshOnRead() && counter.count() > 0) {
+            CandidateCounter renewed = counter.accessed(expiry.now());
+            memo.remember(base, renewed, true, memo.latest(base, counter.latestSequence()));
             return renewed;
         }
         return counter;
@@ -325,14 +307,5 @@ public final class StreamFusionCandidateIndexState<K, V>
     /** A map-state value of {@code payloadLength} bytes, its header written, positioned at the payload. */
     static ByteBuffer mapValueWithRoomFor(int payloadLength) {
         return ByteBuffer.allocate(MAP_VALUE_HEADER + payloadLength).put((byte) 0).putInt(payloadLength);
-    }
-
-    /** Next sequence, count, latest sequence, last access: as {@link #readCounter} returns them. */
-    private static byte[] counterValue(long[] counter) {
-        ByteBuffer out = mapValueWithRoomFor(counter.length * Long.BYTES);
-        for (long field : counter) {
-            out.putLong(field);
-        }
-        return out.array();
     }
 }

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
@@ -35,10 +34,10 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
     private TypeSerializer<V> elementSerializer;
 
     public StreamFusionListState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, List<V>> metaInfo) {
-        super(backend, column, metaInfo, null);
+        super(context, columnFamily, metaInfo, null);
     }
 
     @Override
@@ -53,20 +52,20 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
 
     @Override
     public List<V> getInternal() throws IOException {
-        return listSerializer.deserializeList(column.get(currentKeyBytes()), elementSerializer);
+        return listSerializer.deserializeList(columnFamily.get(currentKeyBytes()), elementSerializer);
     }
 
     @Override
     public void add(V value) {
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
-        column.merge(currentKeyBytes(), serialize(value, elementSerializer));
+        columnFamily.merge(currentKeyBytes(), serialize(value, elementSerializer));
     }
 
     @Override
     public void addAll(List<V> values) throws IOException {
         Preconditions.checkNotNull(values, "List of values to add cannot be null.");
         if (!values.isEmpty()) {
-            column.merge(currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
+            columnFamily.merge(currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
         }
     }
 
@@ -81,7 +80,7 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
         if (values.isEmpty()) {
             clear();
         } else {
-            column.put(currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
+            columnFamily.put(currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
         }
     }
 
@@ -109,7 +108,7 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
                 }
             }
         } catch (Exception e) {
-            throw new StateMigrationException("Error while migrating list state " + column.stateName(), e);
+            throw new StateMigrationException("Error while migrating list state " + columnFamily.stateName(), e);
         }
     }
 
@@ -127,14 +126,14 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
                 }
                 setCurrentNamespace(source);
                 byte[] sourceKey = currentKeyBytes();
-                byte[] bytes = column.get(sourceKey);
+                byte[] bytes = columnFamily.get(sourceKey);
                 if (bytes != null) {
-                    column.delete(sourceKey);
-                    column.merge(targetKey, bytes);
+                    columnFamily.delete(sourceKey);
+                    columnFamily.merge(targetKey, bytes);
                 }
             }
         } catch (RuntimeException e) {
-            throw new FlinkRuntimeException("Error while merging namespaces of state " + column.stateName(), e);
+            throw new FlinkRuntimeException("Error while merging namespaces of state " + columnFamily.stateName(), e);
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
@@ -42,10 +41,10 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
     private TypeSerializer<UV> userValueSerializer;
 
     public StreamFusionMapState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, Map<UK, UV>> metaInfo) {
-        super(backend, column, metaInfo, null);
+        super(context, columnFamily, metaInfo, null);
     }
 
     @Override
@@ -64,7 +63,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             }
             return valueOut.getCopyOfBuffer();
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Error while serializing a user value of state " + column.stateName(), e);
+            throw new FlinkRuntimeException("Error while serializing a user value of state " + columnFamily.stateName(), e);
         }
     }
 
@@ -94,19 +93,19 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                 next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
             }
         } catch (Exception e) {
-            throw new StateMigrationException("Error while migrating map state " + column.stateName(), e);
+            throw new StateMigrationException("Error while migrating map state " + columnFamily.stateName(), e);
         }
     }
 
     @Override
     public UV get(UK userKey) throws IOException {
-        byte[] bytes = column.get(currentKeyBytes(userKey, userKeySerializer));
+        byte[] bytes = columnFamily.get(currentKeyBytes(userKey, userKeySerializer));
         return bytes == null ? null : deserializeUserValue(bytes, valueIn);
     }
 
     @Override
     public void put(UK userKey, UV userValue) {
-        column.put(currentKeyBytes(userKey, userKeySerializer), serializeUserValue(userValue));
+        columnFamily.put(currentKeyBytes(userKey, userKeySerializer), serializeUserValue(userValue));
     }
 
     @Override
@@ -121,22 +120,22 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
 
     @Override
     public void remove(UK userKey) {
-        column.delete(currentKeyBytes(userKey, userKeySerializer));
+        columnFamily.delete(currentKeyBytes(userKey, userKeySerializer));
     }
 
     @Override
     public boolean contains(UK userKey) {
-        return column.get(currentKeyBytes(userKey, userKeySerializer)) != null;
+        return columnFamily.get(currentKeyBytes(userKey, userKeySerializer)) != null;
     }
 
     @Override
     public boolean isEmpty() {
-        return column.scanPrefix(currentKeyBytes(), null, 1).length == 0;
+        return columnFamily.scanPrefix(currentKeyBytes(), null, 1).length == 0;
     }
 
     @Override
     public void clear() {
-        column.deletePrefix(currentKeyBytes());
+        columnFamily.deletePrefix(currentKeyBytes());
     }
 
     @Override
@@ -169,7 +168,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
         byte[] prefix = queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
         MapSerializer<UK, UV> mapSerializer = (MapSerializer<UK, UV>) safeValueSerializer;
         // Queries run on their own threads: the lease keeps dispose() from freeing the store meanwhile.
-        try (ResourceGuard.Lease ignored = backend.storeLease()) {
+        try (ResourceGuard.Lease ignored = context.storeLease()) {
             List<Map.Entry<UK, UV>> entries =
                     readEntries(prefix, mapSerializer.getKeySerializer(), mapSerializer.getValueSerializer());
             return entries.isEmpty()
@@ -184,7 +183,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             byte[] prefix, TypeSerializer<UK> keySerializer, TypeSerializer<UV> valueSerializer) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer();
         List<Map.Entry<UK, UV>> entries = new ArrayList<>();
-        PrefixEntries raw = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
+        PrefixEntries raw = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
         while (raw.hasNext()) {
             PrefixEntries.Entry entry = raw.next();
             in.setBuffer(entry.key(), prefix.length, entry.key().length - prefix.length);
@@ -205,7 +204,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
 
         EntryIterator(byte[] prefix) {
             this.prefix = prefix;
-            this.raw = new PrefixEntries(column, prefix, ITERATION_BATCH_BYTES);
+            this.raw = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
         }
 
         @Override
@@ -216,7 +215,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
         @Override
         public Map.Entry<UK, UV> next() {
             if (!hasNext()) {
-                throw new NoSuchElementException("No more entries in map state " + column.stateName());
+                throw new NoSuchElementException("No more entries in map state " + columnFamily.stateName());
             }
             PrefixEntries.Entry entry = raw.next();
             lastReturned = new MapEntry(entry.key(), entry.value());
@@ -247,7 +246,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             void remove() {
                 deleted = true;
                 rawValue = null;
-                column.delete(rawKey);
+                columnFamily.delete(rawKey);
             }
 
             @Override
@@ -258,7 +257,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                         userKey = userKeySerializer.deserialize(in);
                         keyDecoded = true;
                     } catch (IOException e) {
-                        throw new FlinkRuntimeException("Error while deserializing a user key of state " + column.stateName(), e);
+                        throw new FlinkRuntimeException("Error while deserializing a user key of state " + columnFamily.stateName(), e);
                     }
                 }
                 return userKey;
@@ -272,7 +271,7 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                 try {
                     return deserializeUserValue(rawValue, in);
                 } catch (IOException e) {
-                    throw new FlinkRuntimeException("Error while deserializing a user value of state " + column.stateName(), e);
+                    throw new FlinkRuntimeException("Error while deserializing a user value of state " + columnFamily.stateName(), e);
                 }
             }
 
@@ -298,11 +297,11 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             @Override
             public UV setValue(UV value) {
                 if (deleted) {
-                    throw new IllegalStateException("The entry has been removed from map state " + column.stateName());
+                    throw new IllegalStateException("The entry has been removed from map state " + columnFamily.stateName());
                 }
                 UV old = getValue();
                 rawValue = serializeUserValue(value);
-                column.put(rawKey, rawValue);
+                columnFamily.put(rawKey, rawValue);
                 return old;
             }
         }

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
@@ -16,11 +15,11 @@ public final class StreamFusionReducingState<K, N, V> extends AbstractStreamFusi
     private final ReduceFunction<V> reduceFunction;
 
     public StreamFusionReducingState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
             ReduceFunction<V> reduceFunction) {
-        super(backend, column, metaInfo);
+        super(context, columnFamily, metaInfo);
         this.reduceFunction = reduceFunction;
     }
 

@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.internal.InternalValueState;
@@ -17,11 +16,11 @@ public final class StreamFusionValueState<K, N, V> extends AbstractStreamFusionS
         implements InternalValueState<K, N, V> {
 
     public StreamFusionValueState(
-            StreamFusionKeyedStateBackend<K> backend,
-            NativeStateColumn column,
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo,
             V defaultValue) {
-        super(backend, column, metaInfo, defaultValue, true);
+        super(context, columnFamily, metaInfo, defaultValue, true);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.streamfusion.backend.timers;
 
 import io.streamfusion.backend.nativelib.EntryBatchReader;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -33,7 +33,7 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
     /** Enough bytes for a cache refill of a few hundred timers in one JNI crossing. */
     private static final int REFILL_BATCH_BYTES = 16 * 1024;
 
-    private final NativeStateColumn column;
+    private final NativeColumnFamily columnFamily;
     private final TypeSerializer<E> serializer;
     private final byte[] groupPrefix;
     private final DataOutputSerializer out;
@@ -47,12 +47,12 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
     NativeKeyGroupQueueSet(
             int keyGroup,
             int keyGroupPrefixBytes,
-            NativeStateColumn column,
+            NativeColumnFamily columnFamily,
             TypeSerializer<E> serializer,
             DataOutputSerializer sharedOut,
             DataInputDeserializer sharedIn,
             OrderedBytesCache cache) {
-        this.column = column;
+        this.columnFamily = columnFamily;
         this.serializer = serializer;
         this.out = sharedOut;
         this.in = sharedIn;
@@ -88,7 +88,7 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
         if (first == null) {
             return null;
         }
-        column.delete(first);
+        columnFamily.delete(first);
         if (cache.isEmpty()) {
             seekHint = first;
         }
@@ -112,14 +112,14 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
                 allElementsInCache = false;
             }
             if (cache.add(bytes)) {
-                column.put(bytes, EMPTY);
+                columnFamily.put(bytes, EMPTY);
                 if (bytes == cache.peekFirst()) {
                     peekCache = null;
                     return true;
                 }
             }
         } else {
-            column.put(bytes, EMPTY);
+            columnFamily.put(bytes, EMPTY);
             allElementsInCache = false;
         }
         return false;
@@ -133,7 +133,7 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
             return false;
         }
         byte[] bytes = serialize(element);
-        column.delete(bytes);
+        columnFamily.delete(bytes);
         cache.remove(bytes);
         if (cache.isEmpty()) {
             seekHint = bytes;
@@ -228,7 +228,7 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
         @Override
         public boolean hasNext() {
             if (buffered.isEmpty() && !exhausted) {
-                byte[] batch = column.scanPrefix(groupPrefix, resumeAfter, REFILL_BATCH_BYTES);
+                byte[] batch = columnFamily.scanPrefix(groupPrefix, resumeAfter, REFILL_BATCH_BYTES);
                 exhausted = batch.length < REFILL_BATCH_BYTES;
                 EntryBatchReader reader = new EntryBatchReader(batch);
                 while (reader.advance()) {

@@ -1,6 +1,6 @@
 package io.streamfusion.backend.timers;
 
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -37,13 +37,13 @@ public final class NativePriorityQueueSetFactory {
     }
 
     public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
-            KeyGroupedInternalPriorityQueue<T> create(NativeStateColumn column, TypeSerializer<T> serializer) {
+            KeyGroupedInternalPriorityQueue<T> create(NativeColumnFamily columnFamily, TypeSerializer<T> serializer) {
         KeyGroupPartitionedPriorityQueue.PartitionQueueSetFactory<T, NativeKeyGroupQueueSet<T>> perKeyGroup =
                 (keyGroup, numKeyGroups, keyExtractor, comparator) ->
                         new NativeKeyGroupQueueSet<>(
                                 keyGroup,
                                 keyGroupPrefixBytes,
-                                column,
+                                columnFamily,
                                 serializer,
                                 sharedOut,
                                 sharedIn,

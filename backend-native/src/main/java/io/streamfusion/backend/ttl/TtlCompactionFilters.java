@@ -1,7 +1,7 @@
 package io.streamfusion.backend.ttl;
 
 import io.streamfusion.backend.nativelib.NativeListElementScanner;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.TtlCompactionFilterSpec;
 import io.streamfusion.backend.nativelib.TtlCompactionFilterSpec.Layout;
 
@@ -16,7 +16,7 @@ import org.apache.flink.runtime.state.ttl.TtlValue;
 import java.time.Duration;
 
 /**
- * Switches on the native TTL compaction filter of a state's column when its descriptor asks
+ * Switches on the native TTL compaction filter of a state's column family when its descriptor asks
  * for background cleanup, following Flink's RocksDB backend: Flink's {@code TtlStateFactory}
  * hands the backend a descriptor with the TTL config and a {@code TtlSerializer}; the state's
  * own {@code cleanupInRocksdbCompactFilter} settings override the backend's defaults.
@@ -26,7 +26,7 @@ public final class TtlCompactionFilters {
     private TtlCompactionFilters() {}
 
     public static void configure(
-            NativeStateColumn column, StateDescriptor<?, ?> descriptor, TtlTimeProvider clock, TtlCompactionSettings settings) {
+            NativeColumnFamily columnFamily, StateDescriptor<?, ?> descriptor, TtlTimeProvider clock, TtlCompactionSettings settings) {
         StateTtlConfig ttl = descriptor.getTtlConfig();
         if (!settings.enabled() || !ttl.isEnabled() || !ttl.getCleanupStrategies().inRocksdbCompactFilter()) {
             return;
@@ -56,7 +56,7 @@ public final class TtlCompactionFilters {
         } else if (descriptor instanceof MapStateDescriptor) {
             layout = Layout.MAP;
         }
-        column.configureTtlCompactionFilter(
+        columnFamily.configureTtlCompactionFilter(
                 new TtlCompactionFilterSpec(layout, elementBytes, ttl.getTimeToLive().toMillis(), Math.max(1, queryAfter), periodic),
                 clock::currentTimestamp,
                 scanner);

@@ -1,7 +1,7 @@
 package io.streamfusion.backend.conformance;
 
 import io.streamfusion.api.StreamFusionOptions;
-import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.api.PriorityQueueStateType;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -41,12 +41,12 @@ final class ConformanceSetup {
     }
 
     /** A backend with its own working directory under {@code folders}. */
-    static StreamFusionStateBackend backend(java.nio.file.Path folders, TimerServiceFactory timers) throws IOException {
+    static StreamFusionStateBackend backend(java.nio.file.Path folders, PriorityQueueStateType timers) throws IOException {
         return backend(folders, timers, true);
     }
 
     /** As above, with incremental or full native checkpoints. */
-    static StreamFusionStateBackend backend(java.nio.file.Path folders, TimerServiceFactory timers, boolean incremental)
+    static StreamFusionStateBackend backend(java.nio.file.Path folders, PriorityQueueStateType timers, boolean incremental)
             throws IOException {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);

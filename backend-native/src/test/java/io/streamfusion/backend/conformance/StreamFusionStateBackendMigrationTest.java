@@ -1,6 +1,6 @@
 package io.streamfusion.backend.conformance;
 
-import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.api.PriorityQueueStateType;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.runtime.state.CheckpointStorage;
@@ -34,17 +34,17 @@ public class StreamFusionStateBackendMigrationTest extends StateBackendMigration
     public SupplierWithException<CheckpointStorage, IOException> storageSupplier;
 
     @Parameter(2)
-    public TimerServiceFactory timers;
+    public PriorityQueueStateType timers;
 
     @Parameters(name = "storage={0}, timers={2}")
     public static List<Object[]> modes() {
         SupplierWithException<CheckpointStorage, IOException> jobManager = ConformanceSetup.jobManagerStorage();
         SupplierWithException<CheckpointStorage, IOException> fileSystem = ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
-                new Object[] {"jobmanager", jobManager, TimerServiceFactory.NATIVE},
+                new Object[] {"jobmanager", jobManager, PriorityQueueStateType.NATIVE},
                 // Not HEAP timers: checkpoints then leave timers to the timer service's raw keyed
                 // state, which this backend-level suite bypasses (docs/conformance.md).
-                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE});
+                new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE});
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.streamfusion.backend.conformance;
 
-import io.streamfusion.api.TimerServiceFactory;
+import io.streamfusion.api.PriorityQueueStateType;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.runtime.state.CheckpointStorage;
@@ -37,7 +37,7 @@ public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFus
     public SupplierWithException<CheckpointStorage, IOException> storageSupplier;
 
     @Parameter(2)
-    public TimerServiceFactory timers;
+    public PriorityQueueStateType timers;
 
     @Parameter(3)
     public boolean incremental;
@@ -47,11 +47,11 @@ public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFus
         SupplierWithException<CheckpointStorage, IOException> jobManager = ConformanceSetup.jobManagerStorage();
         SupplierWithException<CheckpointStorage, IOException> fileSystem = ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
-                new Object[] {"jobmanager", jobManager, TimerServiceFactory.NATIVE, true},
-                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE, true},
-                new Object[] {"jobmanager", jobManager, TimerServiceFactory.HEAP, true},
-                new Object[] {"filesystem", fileSystem, TimerServiceFactory.NATIVE, false},
-                new Object[] {"jobmanager", jobManager, TimerServiceFactory.HEAP, false});
+                new Object[] {"jobmanager", jobManager, PriorityQueueStateType.NATIVE, true},
+                new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE, true},
+                new Object[] {"jobmanager", jobManager, PriorityQueueStateType.HEAP, true},
+                new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE, false},
+                new Object[] {"jobmanager", jobManager, PriorityQueueStateType.HEAP, false});
     }
 
     @Override
@@ -76,6 +76,6 @@ public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFus
 
     @Override
     protected boolean isSafeToReuseKVState() {
-        return timers == TimerServiceFactory.NATIVE;
+        return timers == PriorityQueueStateType.NATIVE;
     }
 }

@@ -21,11 +21,11 @@ class NativeHandlesTest {
 
     @TempDir File dir;
 
-    private NativeSharedMemory memory;
+    private NativeSlotMemory memory;
 
     @BeforeEach
     void allocateSlotMemory() {
-        memory = NativeSharedMemory.allocate(16 << 20, 0.5, 4 << 20);
+        memory = NativeSlotMemory.allocate(16 << 20, 0.5, 4 << 20);
     }
 
     @AfterEach
@@ -45,49 +45,53 @@ class NativeHandlesTest {
     }
 
     @Test
-    void nativeAbiCheckRejectsAnotherJavaVersion() {
+    void nativeAbiCheckComparesVersionAndEveryCode() {
         NativeLibrary.ensureLoaded();
-        NativeStateException e =
-                assertThrows(NativeStateException.class, () -> NativeMethods.checkJavaAbi(NativeLibrary.ABI_VERSION + 7));
-        assertTrue(e.getMessage().contains("ABI mismatch"), e.getMessage());
+        NativeMethods.checkJavaAbi(NativeAbi.descriptor());
+        String otherVersion = NativeAbi.descriptor().replace("abi=" + NativeAbi.VERSION, "abi=" + (NativeAbi.VERSION + 7));
+        String otherLayoutCode = NativeAbi.descriptor().replace("ttl.map=2", "ttl.map=9");
+        for (String other : new String[] {otherVersion, otherLayoutCode}) {
+            NativeStateException e = assertThrows(NativeStateException.class, () -> NativeMethods.checkJavaAbi(other));
+            assertTrue(e.getMessage().contains("ABI mismatch") && e.getMessage().contains(other), e.getMessage());
+        }
     }
 
     @Test
     void putGetDeleteRoundTrip() {
         try (NativeStore store = NativeStore.open(dir, memory);
-                NativeStateColumn column = store.openColumn("state")) {
-            assertNull(column.get(bytes("k")));
-            column.put(bytes("k"), bytes("v"));
-            assertArrayEquals(bytes("v"), column.get(bytes("k")));
-            assertEquals(1, column.countEntries());
-            column.delete(bytes("k"));
-            assertNull(column.get(bytes("k")));
-            assertEquals(0, column.countEntries());
+                NativeColumnFamily columnFamily = store.openColumnFamily("state")) {
+            assertNull(columnFamily.get(bytes("k")));
+            columnFamily.put(bytes("k"), bytes("v"));
+            assertArrayEquals(bytes("v"), columnFamily.get(bytes("k")));
+            assertEquals(1, columnFamily.countEntries());
+            columnFamily.delete(bytes("k"));
+            assertNull(columnFamily.get(bytes("k")));
+            assertEquals(0, columnFamily.countEntries());
         }
     }
 
     @Test
     void useAfterCloseThrowsAndSecondCloseDoesNothing() {
         NativeStore store = NativeStore.open(dir, memory);
-        NativeStateColumn column = store.openColumn("state");
-        column.put(bytes("k"), bytes("v"));
-        column.close();
-        column.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> column.get(bytes("k")));
+        NativeColumnFamily columnFamily = store.openColumnFamily("state");
+        columnFamily.put(bytes("k"), bytes("v"));
+        columnFamily.close();
+        columnFamily.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> columnFamily.get(bytes("k")));
         assertTrue(e.getMessage().contains("state"), e.getMessage());
         store.close();
-        assertThrows(IllegalStateException.class, () -> store.openColumn("other"));
+        assertThrows(IllegalStateException.class, () -> store.openColumnFamily("other"));
         store.close();
     }
 
     @Test
     void columnKeepsWorkingUntilClosedEvenAfterTheStoreHandleIsClosed() {
         NativeStore store = NativeStore.open(dir, memory);
-        try (NativeStateColumn column = store.openColumn("state")) {
+        try (NativeColumnFamily columnFamily = store.openColumnFamily("state")) {
             store.close();
-            // The native column holds a reference to the database, so this is no dangling use.
-            column.put(bytes("k"), bytes("v"));
-            assertArrayEquals(bytes("v"), column.get(bytes("k")));
+            // The native column family holds a reference to the database, so this is no dangling use.
+            columnFamily.put(bytes("k"), bytes("v"));
+            assertArrayEquals(bytes("v"), columnFamily.get(bytes("k")));
         }
     }
 
@@ -95,8 +99,8 @@ class NativeHandlesTest {
     void storesChargeTheirMemtablesToTheSharedSlotMemory() {
         try (NativeStore first = NativeStore.open(new File(dir, "a"), memory);
                 NativeStore second = NativeStore.open(new File(dir, "b"), memory);
-                NativeStateColumn x = first.openColumn("x");
-                NativeStateColumn y = second.openColumn("y")) {
+                NativeColumnFamily x = first.openColumnFamily("x");
+                NativeColumnFamily y = second.openColumnFamily("y")) {
             long before = memory.writeBufferUsage();
             for (int i = 0; i < 2_000; i++) {
                 x.put(bytes("key" + i), new byte[100]);
@@ -108,10 +112,11 @@ class NativeHandlesTest {
     }
 
     @Test
-    void panicBecomesAJavaExceptionWithItsMessage() {
-        NativeStateException e =
-                assertThrows(NativeStateException.class, () -> NativeLibrary.triggerPanicForTest("boom 42"));
+    void panicBecomesAnInternalExceptionWithItsMessageAndLocation() {
+        NativeInternalException e =
+                assertThrows(NativeInternalException.class, () -> NativeLibrary.triggerPanicForTest("boom 42"));
         assertTrue(e.getMessage().contains("panic") && e.getMessage().contains("boom 42"), e.getMessage());
+        assertTrue(e.getMessage().contains("src/jni/entry_points.rs:"), "the panic's source location: " + e.getMessage());
         // The JVM and the library keep working afterwards.
         try (NativeStore store = NativeStore.open(dir, memory)) {
             assertEquals(NativeLibrary.ABI_VERSION, NativeMethods.abiVersion());
@@ -121,12 +126,12 @@ class NativeHandlesTest {
     @Test
     void invalidArgumentsAreIllegalArgumentExceptions() {
         IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> NativeSharedMemory.allocate(0, 0.5, 4 << 20));
+                assertThrows(IllegalArgumentException.class, () -> NativeSlotMemory.allocate(0, 0.5, 4 << 20));
         assertTrue(e.getMessage().contains("memory budget"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> NativeSharedMemory.allocate(1 << 20, 1.5, 4 << 20));
+        e = assertThrows(IllegalArgumentException.class, () -> NativeSlotMemory.allocate(1 << 20, 1.5, 4 << 20));
         assertTrue(e.getMessage().contains("write buffer ratio"), e.getMessage());
         try (NativeStore store = NativeStore.open(dir, memory)) {
-            assertThrows(IllegalArgumentException.class, () -> store.openColumn("default"));
+            assertThrows(IllegalArgumentException.class, () -> store.openColumnFamily("default"));
         }
     }
 
@@ -143,9 +148,9 @@ class NativeHandlesTest {
     void corruptSstFileSurfacesRocksDbStatusAsJavaException() throws Exception {
         File storeDir = new File(dir, "store");
         try (NativeStore store = NativeStore.open(storeDir, memory);
-                NativeStateColumn column = store.openColumn("state")) {
+                NativeColumnFamily columnFamily = store.openColumnFamily("state")) {
             for (int i = 0; i < 1_000; i++) {
-                column.put(bytes("key" + i), bytes("value" + i));
+                columnFamily.put(bytes("key" + i), bytes("value" + i));
             }
             store.flush();
         }
@@ -161,8 +166,8 @@ class NativeHandlesTest {
                         NativeStateException.class,
                         () -> {
                             try (NativeStore store = NativeStore.open(storeDir, memory);
-                                    NativeStateColumn column = store.openColumn("state")) {
-                                column.get(bytes("key1"));
+                                    NativeColumnFamily columnFamily = store.openColumnFamily("state")) {
+                                columnFamily.get(bytes("key1"));
                             }
                         });
         assertTrue(e.getMessage().startsWith("RocksDB error:"), e.getMessage());
@@ -172,8 +177,8 @@ class NativeHandlesTest {
     @Test
     void batchWriteAndScanInKeyGroupOrder() {
         try (NativeStore store = NativeStore.open(dir, memory);
-                NativeStateColumn a = store.openColumn("a");
-                NativeStateColumn b = store.openColumn("b")) {
+                NativeColumnFamily a = store.openColumnFamily("a");
+                NativeColumnFamily b = store.openColumnFamily("b")) {
             EntryBatchWriter batch = new EntryBatchWriter(64);
             batch.add(1, new byte[] {2, 'x'}, bytes("b2"));
             batch.add(0, new byte[] {2, 'y'}, bytes("a2"));
@@ -197,7 +202,7 @@ class NativeHandlesTest {
     @Test
     void malformedBatchIsRejectedWithoutWritingAnything() {
         try (NativeStore store = NativeStore.open(dir, memory);
-                NativeStateColumn a = store.openColumn("a")) {
+                NativeColumnFamily a = store.openColumnFamily("a")) {
             EntryBatchWriter batch = new EntryBatchWriter(64);
             batch.add(0, bytes("k1"), bytes("v1"));
             batch.add(3, bytes("k2"), bytes("v2"));

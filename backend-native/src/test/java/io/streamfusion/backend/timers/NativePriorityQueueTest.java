@@ -1,7 +1,7 @@
 package io.streamfusion.backend.timers;
 
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeStore;
 
 import org.apache.flink.runtime.state.InternalPriorityQueue;
@@ -30,15 +30,15 @@ class NativePriorityQueueTest extends InternalPriorityQueueTestBase {
 
     @Override
     protected InternalPriorityQueue<TestElement> newPriorityQueue(int initialCapacity) {
-        NativeSharedMemory memory = NativeSharedMemory.allocate(8 << 20, 0.5, 4 << 20);
+        NativeSlotMemory memory = NativeSlotMemory.allocate(8 << 20, 0.5, 4 << 20);
         resources.push(memory);
         NativeStore store = NativeStore.open(new File(dir, "store-" + resources.size()), memory);
         resources.push(store);
-        NativeStateColumn column = store.openColumn("timers");
-        resources.push(column);
+        NativeColumnFamily columnFamily = store.openColumnFamily("timers");
+        resources.push(columnFamily);
         return new NativePriorityQueueSetFactory(
                         KEY_GROUP_RANGE, KEY_GROUP_RANGE.getNumberOfKeyGroups(), 1, SMALL_CACHE)
-                .create(column, TestElementSerializer.INSTANCE);
+                .create(columnFamily, TestElementSerializer.INSTANCE);
     }
 
     @Override

@@ -4,11 +4,11 @@ package io.streamfusion.backend.nativelib;
  * The memory budget of one slot in native code: a RocksDB block cache and a write-buffer
  * manager charged to it, shared by every {@link NativeStore} opened with it.
  */
-public final class NativeSharedMemory extends NativeHandle {
+public final class NativeSlotMemory extends NativeHandle {
 
     private final long totalBytes;
 
-    private NativeSharedMemory(long handle, long totalBytes) {
+    private NativeSlotMemory(long handle, long totalBytes) {
         super(handle, "StreamFusion slot memory of " + totalBytes + " bytes");
         this.totalBytes = totalBytes;
     }
@@ -18,10 +18,10 @@ public final class NativeSharedMemory extends NativeHandle {
      * memtables may use the share {@code writeBufferRatio}, each memtable holding up to
      * {@code writeBufferSize} bytes.
      */
-    public static NativeSharedMemory allocate(long totalBytes, double writeBufferRatio, long writeBufferSize) {
+    public static NativeSlotMemory allocate(long totalBytes, double writeBufferRatio, long writeBufferSize) {
         NativeLibrary.ensureLoaded();
-        return new NativeSharedMemory(
-                NativeMethods.openSharedMemory(totalBytes, writeBufferRatio, writeBufferSize), totalBytes);
+        return new NativeSlotMemory(
+                NativeMethods.openSlotMemory(totalBytes, writeBufferRatio, writeBufferSize), totalBytes);
     }
 
     public long totalBytes() {
@@ -30,21 +30,21 @@ public final class NativeSharedMemory extends NativeHandle {
 
     /** Bytes held by the block cache, including memtable memory charged to it. */
     public long cacheUsage() {
-        return NativeMethods.sharedMemoryUsage(handle())[0];
+        return NativeMethods.slotMemoryUsage(handle())[0];
     }
 
     /** Bytes of cache entries pinned in memory (index and filter blocks in use). */
     public long pinnedUsage() {
-        return NativeMethods.sharedMemoryUsage(handle())[1];
+        return NativeMethods.slotMemoryUsage(handle())[1];
     }
 
     /** Bytes of memtables, counted by the write-buffer manager. */
     public long writeBufferUsage() {
-        return NativeMethods.sharedMemoryUsage(handle())[2];
+        return NativeMethods.slotMemoryUsage(handle())[2];
     }
 
     @Override
     void free(long handle) {
-        NativeMethods.closeSharedMemory(handle);
+        NativeMethods.closeSlotMemory(handle);
     }
 }

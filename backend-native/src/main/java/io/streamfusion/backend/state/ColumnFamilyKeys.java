@@ -1,8 +1,7 @@
 package io.streamfusion.backend.state;
 
-import io.streamfusion.backend.RegisteredStateColumn;
-import io.streamfusion.backend.StreamFusionKeyedStateBackend;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeKeyGroupScan;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -28,16 +27,19 @@ import java.util.stream.StreamSupport;
  * {@code getKeys} and {@code getKeysAndNamespaces}. The scan reads a snapshot, so callers may
  * change state while they iterate, as {@code applyToAllKeys} does.
  */
-public final class StateColumnKeys {
+public final class ColumnFamilyKeys {
 
     private static final int SCAN_BATCH_BYTES = 256 * 1024;
 
-    private StateColumnKeys() {}
+    private ColumnFamilyKeys() {}
 
     /** Distinct keys that have an entry in {@code namespace}, in stored order. */
     public static <K, N> Stream<K> keys(
-            StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered, N namespace) {
-        EntryCursor<K, N> cursor = new EntryCursor<>(backend, registered);
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
+            TypeSerializer<N> namespaceSerializer,
+            N namespace) {
+        EntryCursor<K, N> cursor = new EntryCursor<>(context, columnFamily, namespaceSerializer);
         byte[] namespaceBytes;
         try {
             DataOutputSerializer out = new DataOutputSerializer(16);
@@ -72,8 +74,8 @@ public final class StateColumnKeys {
 
     /** Every distinct (key, namespace) pair of the state. */
     public static <K, N> Stream<Tuple2<K, N>> keysAndNamespaces(
-            StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered) {
-        EntryCursor<K, N> cursor = new EntryCursor<>(backend, registered);
+            KeyedStateContext<K> context, NativeColumnFamily columnFamily, TypeSerializer<N> namespaceSerializer) {
+        EntryCursor<K, N> cursor = new EntryCursor<>(context, columnFamily, namespaceSerializer);
         Iterator<Tuple2<K, N>> iterator =
                 new DecodingIterator<>(cursor) {
                     private Tuple2<K, N> previous;
@@ -100,7 +102,7 @@ public final class StateColumnKeys {
                 .onClose(cursor::close);
     }
 
-    /** Walks the canonical keys of one column, batch by batch. */
+    /** Walks the canonical keys of one column family, batch by batch. */
     private static final class EntryCursor<K, N> implements AutoCloseable {
         private final NativeKeyGroupScan scan;
         private final String stateName;
@@ -113,15 +115,12 @@ public final class StateColumnKeys {
         private EntryBatchReader batch;
         private boolean exhausted;
 
-        @SuppressWarnings("unchecked")
-        EntryCursor(StreamFusionKeyedStateBackend<K> backend, RegisteredStateColumn registered) {
-            this.scan =
-                    backend.nativeStore()
-                            .openScan(List.of(registered.column()), backend.getKeyGroupPrefixBytes());
-            this.stateName = registered.column().stateName();
-            this.keySerializer = backend.getKeySerializer();
-            this.keyGroupPrefixBytes = backend.getKeyGroupPrefixBytes();
-            this.namespaceSerializer = (TypeSerializer<N>) registered.keyValueMetaInfo().getNamespaceSerializer();
+        EntryCursor(KeyedStateContext<K> context, NativeColumnFamily columnFamily, TypeSerializer<N> namespaceSerializer) {
+            this.scan = context.store().openScan(List.of(columnFamily), context.keyGroupPrefixBytes());
+            this.stateName = columnFamily.stateName();
+            this.keySerializer = context.keySerializer();
+            this.keyGroupPrefixBytes = context.keyGroupPrefixBytes();
+            this.namespaceSerializer = namespaceSerializer;
             this.ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(keySerializer, namespaceSerializer);
         }
 

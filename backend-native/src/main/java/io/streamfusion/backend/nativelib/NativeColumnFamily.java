@@ -8,12 +8,12 @@ import java.util.List;
  * The RocksDB column family that holds one registered state. Keys and values are the bytes of
  * Flink's canonical layout; this class does no serialization. Each method is one JNI crossing.
  */
-public final class NativeStateColumn extends NativeHandle {
+public final class NativeColumnFamily extends NativeHandle {
 
     private final String stateName;
 
-    NativeStateColumn(long handle, String stateName) {
-        super(handle, "StreamFusion column of state '" + stateName + "'");
+    NativeColumnFamily(long handle, String stateName) {
+        super(handle, "StreamFusion column family of state '" + stateName + "'");
         this.stateName = stateName;
     }
 
@@ -80,7 +80,7 @@ public final class NativeStateColumn extends NativeHandle {
      * rocksdb.total-sst-files-size}, or -1 if RocksDB does not know the name.
      */
     public long intProperty(String name) {
-        return NativeMethods.columnIntProperty(handle(), name);
+        return NativeMethods.columnFamilyIntProperty(handle(), name);
     }
 
     /** Counts live entries with a full native scan; for tests and diagnostics. */
@@ -89,7 +89,7 @@ public final class NativeStateColumn extends NativeHandle {
     }
 
     /**
-     * From the next compaction on, drops the entries of this column whose TTL has expired by
+     * From the next compaction on, drops the entries of this column family whose TTL has expired by
      * {@code clock}. {@code listScanner} is required for {@link
      * TtlCompactionFilterSpec.Layout#VARIABLE_ELEMENT_LIST} and ignored otherwise.
      */
@@ -107,21 +107,21 @@ public final class NativeStateColumn extends NativeHandle {
                 spec.layout() == TtlCompactionFilterSpec.Layout.VARIABLE_ELEMENT_LIST ? listScanner : null);
     }
 
-    /** Compacts the whole column now, running its compaction filter over every entry. */
+    /** Compacts the whole column family now, running its compaction filter over every entry. */
     public void compact() {
-        NativeMethods.compactColumn(handle());
+        NativeMethods.compactColumnFamily(handle());
     }
 
-    static long[] handles(List<NativeStateColumn> columns) {
-        long[] handles = new long[columns.size()];
+    static long[] handles(List<NativeColumnFamily> columnFamilies) {
+        long[] handles = new long[columnFamilies.size()];
         for (int i = 0; i < handles.length; i++) {
-            handles[i] = columns.get(i).handle();
+            handles[i] = columnFamilies.get(i).handle();
         }
         return handles;
     }
 
     @Override
     void free(long handle) {
-        NativeMethods.closeColumn(handle);
+        NativeMethods.closeColumnFamily(handle);
     }
 }

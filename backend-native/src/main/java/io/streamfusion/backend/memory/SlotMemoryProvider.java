@@ -1,8 +1,8 @@
-package io.streamfusion.backend;
+package io.streamfusion.backend.memory;
 
+import io.streamfusion.backend.StreamFusionConfig;
 import io.streamfusion.backend.cache.DecodedValueCache;
-import io.streamfusion.backend.cache.SlotResources;
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
 
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.runtime.execution.Environment;
@@ -20,18 +20,18 @@ import org.slf4j.LoggerFactory;
  * {@code cache.size} and RocksDB the rest, unless that would leave RocksDB less than the
  * cache, in which case the cache is refused and disabled.
  */
-final class SlotMemory {
+public final class SlotMemoryProvider {
 
-    private static final Logger LOG = LoggerFactory.getLogger(SlotMemory.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SlotMemoryProvider.class);
 
     static final String MANAGED_RESOURCE_ID = "state-streamfusion-managed-memory";
     static final String FIXED_RESOURCE_ID = "state-streamfusion-fixed-slot-memory";
 
-    private SlotMemory() {}
+    private SlotMemoryProvider() {}
 
-    static OpaqueMemoryResource<SlotResources> acquire(
+    public static OpaqueMemoryResource<SlotMemory> acquire(
             Environment env, StreamFusionConfig config, double managedMemoryFraction) throws Exception {
-        LongFunctionWithException<SlotResources, Exception> allocator =
+        LongFunctionWithException<SlotMemory, Exception> allocator =
                 size -> {
                     if (size <= 0) {
                         throw new IllegalConfigurationException(
@@ -43,8 +43,8 @@ final class SlotMemory {
                     }
                     long cacheBytes = cacheBytes(size, config);
                     DecodedValueCache cache = cacheBytes > 0 ? new DecodedValueCache(cacheBytes) : null;
-                    return new SlotResources(
-                            NativeSharedMemory.allocate(
+                    return new SlotMemory(
+                            NativeSlotMemory.allocate(
                                     size - cacheBytes, config.writeBufferRatio(), config.writeBufferSize().getBytes()), cache);
                 };
         if (config.fixedMemoryPerSlot() != null) {
@@ -57,7 +57,7 @@ final class SlotMemory {
     }
 
     /** The decoded-value cache's share of a slot budget: its configured size, or 0 if refused. */
-    static long cacheBytes(long slotBytes, StreamFusionConfig config) {
+    public static long cacheBytes(long slotBytes, StreamFusionConfig config) {
         if (!config.cacheEnabled()) {
             return 0;
         }

@@ -1,6 +1,7 @@
-package io.streamfusion.backend.cache;
+package io.streamfusion.backend.memory;
 
-import io.streamfusion.backend.nativelib.NativeSharedMemory;
+import io.streamfusion.backend.cache.DecodedValueCache;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
 
 import javax.annotation.Nullable;
 
@@ -9,17 +10,17 @@ import javax.annotation.Nullable;
  * decoded-value cache (null when disabled or refused). Freed when the slot's last keyed backend
  * releases it.
  */
-public final class SlotResources implements AutoCloseable {
+public final class SlotMemory implements AutoCloseable {
 
-    private final NativeSharedMemory nativeMemory;
+    private final NativeSlotMemory nativeMemory;
     @Nullable private final DecodedValueCache valueCache;
 
-    public SlotResources(NativeSharedMemory nativeMemory, @Nullable DecodedValueCache valueCache) {
+    public SlotMemory(NativeSlotMemory nativeMemory, @Nullable DecodedValueCache valueCache) {
         this.nativeMemory = nativeMemory;
         this.valueCache = valueCache;
     }
 
-    public NativeSharedMemory nativeMemory() {
+    public NativeSlotMemory nativeMemory() {
         return nativeMemory;
     }
 

@@ -1,6 +1,6 @@
 package io.streamfusion.backend;
 
-import io.streamfusion.backend.nativelib.NativeStateColumn;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
@@ -10,16 +10,16 @@ import javax.annotation.Nullable;
 
 /**
  * A registered state with its own column family: a key/value state, or a native timer queue.
- * Holds Flink's meta info (name, serializers, snapshot transform) and the native column.
+ * Holds Flink's meta info (name, serializers, snapshot transform) and the native column family.
  */
-public final class RegisteredStateColumn {
+public final class RegisteredColumnFamily {
 
     private RegisteredStateMetaInfoBase metaInfo;
-    private final NativeStateColumn column;
+    private final NativeColumnFamily columnFamily;
 
-    RegisteredStateColumn(RegisteredStateMetaInfoBase metaInfo, NativeStateColumn column) {
+    RegisteredColumnFamily(RegisteredStateMetaInfoBase metaInfo, NativeColumnFamily columnFamily) {
         this.metaInfo = metaInfo;
-        this.column = column;
+        this.columnFamily = columnFamily;
     }
 
     public RegisteredStateMetaInfoBase metaInfo() {
@@ -31,7 +31,7 @@ public final class RegisteredStateColumn {
         return metaInfo instanceof RegisteredKeyValueStateBackendMetaInfo;
     }
 
-    /** The key/value meta info; only for {@link #isKeyValueState()} columns. */
+    /** The key/value meta info; only for {@link #isKeyValueState()} column families. */
     public RegisteredKeyValueStateBackendMetaInfo<?, ?> keyValueMetaInfo() {
         return (RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo;
     }
@@ -48,7 +48,7 @@ public final class RegisteredStateColumn {
         this.metaInfo = metaInfo;
     }
 
-    public NativeStateColumn column() {
-        return column;
+    public NativeColumnFamily columnFamily() {
+        return columnFamily;
     }
 }

@@ -1,0 +1,30 @@
+package io.streamfusion.backend.nativelib;
+
+import java.util.Locale;
+
+/**
+ * What the Java side and the native library must agree on, as the Java side defines it: the
+ * ABI version and every code the two exchange. {@link NativeLibrary} sends {@link #descriptor()}
+ * when it loads the library, which refuses to run with a descriptor other than its own
+ * (native/src/abi.rs builds the same string), so a mismatch fails before any state is touched.
+ */
+final class NativeAbi {
+
+    /** Bump with native/src/abi.rs whenever a JNI signature or a batch encoding changes. */
+    static final int VERSION = 4;
+
+    private NativeAbi() {}
+
+    /** {@code abi=N;ttl.none=0;ttl.value=1;...}, in native/src/abi.rs's order. */
+    static String descriptor() {
+        StringBuilder out = new StringBuilder("abi=").append(VERSION);
+        out.append(";ttl.none=").append(TtlCompactionFilterSpec.Layout.NONE);
+        for (TtlCompactionFilterSpec.Layout layout : TtlCompactionFilterSpec.Layout.values()) {
+            out.append(";ttl.")
+                    .append(layout.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                    .append('=')
+                    .append(layout.code);
+        }
+        return out.toString();
+    }
+}
