@@ -4,9 +4,9 @@ import javax.annotation.Nullable;
 
 /**
  * An ordered multiset of candidates for the current key, kept on disk: what a sink upsert
- * materializer or a ranker needs. Candidates keep their append order; equal candidates
- * (equal serialized bytes) may occur many times. Memory per key is constant however many
- * candidates there are: no operation loads them all.
+ * materializer or a ranker needs. Candidates keep their append order; equal candidates (equal
+ * serialized bytes) may occur many times. Memory per key is constant however many candidates there
+ * are: no operation loads them all.
  *
  * @param <V> candidate type
  */

@@ -9,8 +9,8 @@ import org.apache.flink.runtime.state.StateSnapshotTransformer;
 import javax.annotation.Nullable;
 
 /**
- * A registered state with its own column family: a key/value state, or a native timer queue.
- * Holds Flink's meta info (name, serializers, snapshot transform) and the native column family.
+ * A registered state with its own column family: a key/value state, or a native timer queue. Holds
+ * Flink's meta info (name, serializers, snapshot transform) and the native column family.
  */
 public final class RegisteredColumnFamily {
 
@@ -40,7 +40,10 @@ public final class RegisteredColumnFamily {
     @Nullable
     public StateSnapshotTransformer<byte[]> snapshotTransformer() {
         return isKeyValueState()
-                ? keyValueMetaInfo().getStateSnapshotTransformFactory().createForSerializedState().orElse(null)
+                ? keyValueMetaInfo()
+                        .getStateSnapshotTransformFactory()
+                        .createForSerializedState()
+                        .orElse(null)
                 : null;
     }
 

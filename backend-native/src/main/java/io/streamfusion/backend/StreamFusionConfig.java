@@ -1,7 +1,7 @@
 package io.streamfusion.backend;
 
-import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.api.PriorityQueueStateType;
+import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.backend.ttl.TtlCompactionSettings;
 
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -20,8 +20,8 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The validated settings of a StreamFusion backend. Built once from configuration; every bad
- * value is reported with the option's key and the values it accepts.
+ * The validated settings of a StreamFusion backend. Built once from configuration; every bad value
+ * is reported with the option's key and the values it accepts.
  */
 public final class StreamFusionConfig implements Serializable {
 
@@ -63,7 +63,8 @@ public final class StreamFusionConfig implements Serializable {
         this.timerCacheSize = timerCacheSize;
         this.cacheEnabled = cacheEnabled;
         this.cacheSize = cacheSize;
-        this.cacheExcludedStates = Collections.unmodifiableList(new ArrayList<>(cacheExcludedStates));
+        this.cacheExcludedStates =
+                Collections.unmodifiableList(new ArrayList<>(cacheExcludedStates));
         this.incrementalCheckpoints = incrementalCheckpoints;
         this.ttlCompaction = ttlCompaction;
     }
@@ -92,63 +93,148 @@ public final class StreamFusionConfig implements Serializable {
     /** Reads and validates every option, falling back to {@code base} for unset ones. */
     public static StreamFusionConfig from(ReadableConfig config, StreamFusionConfig base) {
         String directories = "a ';'-separated list of absolute directory paths (or file: URIs)";
-        List<String> dirs = read(config, StreamFusionOptions.LOCAL_DIRECTORIES, base.localDirectories, directories);
+        List<String> dirs =
+                read(
+                        config,
+                        StreamFusionOptions.LOCAL_DIRECTORIES,
+                        base.localDirectories,
+                        directories);
         for (String dir : dirs) {
-            check(new File(localPath(dir)).isAbsolute(), StreamFusionOptions.LOCAL_DIRECTORIES,
-                    "'" + dir + "' is not an absolute path", directories + ", or no value");
+            check(
+                    new File(localPath(dir)).isAbsolute(),
+                    StreamFusionOptions.LOCAL_DIRECTORIES,
+                    "'" + dir + "' is not an absolute path",
+                    directories + ", or no value");
         }
         MemorySize fixed =
-                atLeast(config, StreamFusionOptions.FIXED_MEMORY_PER_SLOT, base.fixedMemoryPerSlot, MIN_FIXED_MEMORY_TEXT);
+                atLeast(
+                        config,
+                        StreamFusionOptions.FIXED_MEMORY_PER_SLOT,
+                        base.fixedMemoryPerSlot,
+                        MIN_FIXED_MEMORY_TEXT);
         String ratioRange = "a number strictly between 0 and 1, such as 0.5";
-        double ratio = read(config, StreamFusionOptions.WRITE_BUFFER_RATIO, base.writeBufferRatio, ratioRange);
+        double ratio =
+                read(
+                        config,
+                        StreamFusionOptions.WRITE_BUFFER_RATIO,
+                        base.writeBufferRatio,
+                        ratioRange);
         check(ratio > 0 && ratio < 1, StreamFusionOptions.WRITE_BUFFER_RATIO, ratio, ratioRange);
         MemorySize writeBufferSize =
-                atLeast(config, StreamFusionOptions.WRITE_BUFFER_SIZE, base.writeBufferSize, MIN_WRITE_BUFFER_TEXT);
+                atLeast(
+                        config,
+                        StreamFusionOptions.WRITE_BUFFER_SIZE,
+                        base.writeBufferSize,
+                        MIN_WRITE_BUFFER_TEXT);
         PriorityQueueStateType timers =
-                read(config, StreamFusionOptions.TIMER_SERVICE_FACTORY, base.timerService, "NATIVE or HEAP");
+                read(
+                        config,
+                        StreamFusionOptions.TIMER_SERVICE_FACTORY,
+                        base.timerService,
+                        "NATIVE or HEAP");
         String positive = "a positive whole number";
-        int timerCache = read(config, StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE, base.timerCacheSize, positive);
+        int timerCache =
+                read(
+                        config,
+                        StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE,
+                        base.timerCacheSize,
+                        positive);
         check(timerCache > 0, StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE, timerCache, positive);
-        boolean cacheEnabled = read(config, StreamFusionOptions.CACHE_ENABLED, base.cacheEnabled, "true or false");
-        MemorySize cacheSize = atLeast(config, StreamFusionOptions.CACHE_SIZE, base.cacheSize, MIN_CACHE_TEXT);
+        boolean cacheEnabled =
+                read(config, StreamFusionOptions.CACHE_ENABLED, base.cacheEnabled, "true or false");
+        MemorySize cacheSize =
+                atLeast(config, StreamFusionOptions.CACHE_SIZE, base.cacheSize, MIN_CACHE_TEXT);
         List<String> excluded =
-                read(config, StreamFusionOptions.CACHE_EXCLUDED_STATES, base.cacheExcludedStates,
+                read(
+                        config,
+                        StreamFusionOptions.CACHE_EXCLUDED_STATES,
+                        base.cacheExcludedStates,
                         "a ';'-separated list of state names");
         boolean incremental =
-                read(config, CheckpointingOptions.INCREMENTAL_CHECKPOINTS, base.incrementalCheckpoints, "true or false");
+                read(
+                        config,
+                        CheckpointingOptions.INCREMENTAL_CHECKPOINTS,
+                        base.incrementalCheckpoints,
+                        "true or false");
         return new StreamFusionConfig(
-                dirs, fixed, ratio, writeBufferSize, timers, timerCache, cacheEnabled, cacheSize, excluded, incremental,
+                dirs,
+                fixed,
+                ratio,
+                writeBufferSize,
+                timers,
+                timerCache,
+                cacheEnabled,
+                cacheSize,
+                excluded,
+                incremental,
                 ttlCompaction(config, base.ttlCompaction));
     }
 
-    private static TtlCompactionSettings ttlCompaction(ReadableConfig config, TtlCompactionSettings base) {
+    private static TtlCompactionSettings ttlCompaction(
+            ReadableConfig config, TtlCompactionSettings base) {
         boolean enabled =
-                read(config, StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED, base.enabled(), "true or false");
+                read(
+                        config,
+                        StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED,
+                        base.enabled(),
+                        "true or false");
         String positive = "a positive whole number";
         long queryAfter =
-                read(config, StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES, base.queryTimeAfterEntries(), positive);
-        check(queryAfter > 0, StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES, queryAfter, positive);
-        String duration = "a duration such as '30 d' or '12 h', or 0 to switch periodic compaction off";
+                read(
+                        config,
+                        StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES,
+                        base.queryTimeAfterEntries(),
+                        positive);
+        check(
+                queryAfter > 0,
+                StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES,
+                queryAfter,
+                positive);
+        String duration =
+                "a duration such as '30 d' or '12 h', or 0 to switch periodic compaction off";
         Duration periodic =
-                read(config, StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME, base.periodicCompaction(), duration);
-        check(!periodic.isNegative(), StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME, periodic, duration);
+                read(
+                        config,
+                        StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME,
+                        base.periodicCompaction(),
+                        duration);
+        check(
+                !periodic.isNegative(),
+                StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME,
+                periodic,
+                duration);
         return new TtlCompactionSettings(enabled, queryAfter, periodic);
     }
 
     /** A memory-size option of at least {@code minText}; null only if unset without a fallback. */
     @Nullable
     private static MemorySize atLeast(
-            ReadableConfig config, ConfigOption<MemorySize> option, @Nullable MemorySize fallback, String minText) {
-        MemorySize value = read(config, option, fallback, "a memory size such as '256mb' of at least " + minText);
+            ReadableConfig config,
+            ConfigOption<MemorySize> option,
+            @Nullable MemorySize fallback,
+            String minText) {
+        MemorySize value =
+                read(
+                        config,
+                        option,
+                        fallback,
+                        "a memory size such as '256mb' of at least " + minText);
         if (value != null) {
-            check(value.compareTo(MemorySize.parse(minText)) >= 0, option, value.toHumanReadableString(),
+            check(
+                    value.compareTo(MemorySize.parse(minText)) >= 0,
+                    option,
+                    value.toHumanReadableString(),
                     "a memory size of at least " + minText);
         }
         return value;
     }
 
-    /** The option's value, or {@code fallback}; an unparsable value names the option and what it accepts. */
-    private static <T> T read(ReadableConfig config, ConfigOption<T> option, T fallback, String accepts) {
+    /**
+     * The option's value, or {@code fallback}; an unparsable value names the option and what it
+     * accepts.
+     */
+    private static <T> T read(
+            ReadableConfig config, ConfigOption<T> option, T fallback, String accepts) {
         try {
             return config.getOptional(option).orElse(fallback);
         } catch (IllegalArgumentException e) {
@@ -165,10 +251,20 @@ public final class StreamFusionConfig implements Serializable {
     private static IllegalConfigurationException invalid(
             ConfigOption<?> option, Object problem, String accepts, @Nullable Throwable cause) {
         return new IllegalConfigurationException(
-                "Invalid value for '" + option.key() + "': " + problem + ". It accepts " + accepts + ".", cause);
+                "Invalid value for '"
+                        + option.key()
+                        + "': "
+                        + problem
+                        + ". It accepts "
+                        + accepts
+                        + ".",
+                cause);
     }
 
-    /** A configured directory as a local path; {@code file:} URIs are accepted, as Flink's RocksDB backend does. */
+    /**
+     * A configured directory as a local path; {@code file:} URIs are accepted, as Flink's RocksDB
+     * backend does.
+     */
     private static String localPath(String configured) {
         String trimmed = configured.trim();
         return trimmed.startsWith("file:") ? java.net.URI.create(trimmed).getPath() : trimmed;
@@ -222,7 +318,9 @@ public final class StreamFusionConfig implements Serializable {
         return cacheSize;
     }
 
-    /** Incremental checkpoints, or full native ones when Flink's incremental switch is set to false. */
+    /**
+     * Incremental checkpoints, or full native ones when Flink's incremental switch is set to false.
+     */
     public boolean incrementalCheckpoints() {
         return incrementalCheckpoints;
     }
@@ -241,7 +339,9 @@ public final class StreamFusionConfig implements Serializable {
         return "StreamFusionConfig{localDirectories="
                 + localDirectories
                 + ", memory="
-                + (fixedMemoryPerSlot == null ? "managed" : "fixed " + fixedMemoryPerSlot.toHumanReadableString())
+                + (fixedMemoryPerSlot == null
+                        ? "managed"
+                        : "fixed " + fixedMemoryPerSlot.toHumanReadableString())
                 + " per slot, writeBufferRatio="
                 + writeBufferRatio
                 + ", writeBufferSize="

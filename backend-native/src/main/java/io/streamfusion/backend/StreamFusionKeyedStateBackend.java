@@ -5,32 +5,32 @@ import io.streamfusion.api.BatchValueState;
 import io.streamfusion.api.CandidateIndexBackend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.cache.DecodedValueCache;
-import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.cache.StateValueCache;
-import io.streamfusion.backend.nativelib.NativeSlotMemory;
+import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.snapshot.CanonicalSnapshotResources;
 import io.streamfusion.backend.snapshot.ConfirmedSnapshotFiles;
 import io.streamfusion.backend.snapshot.NativeSnapshotStrategy;
 import io.streamfusion.backend.state.AbstractStreamFusionState;
-import io.streamfusion.backend.state.KeyedStateContext;
-import io.streamfusion.backend.state.ColumnFamilyKeys;
-import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
-import io.streamfusion.backend.state.StateKinds;
-import io.streamfusion.backend.state.StreamFusionBatchValueState;
 import io.streamfusion.backend.state.CandidateIndexExpiry;
 import io.streamfusion.backend.state.CandidateIndexMemo;
+import io.streamfusion.backend.state.ColumnFamilyKeys;
+import io.streamfusion.backend.state.KeyedStateContext;
+import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
+import io.streamfusion.backend.state.StateKinds;
+import io.streamfusion.backend.state.StateValueMigration;
+import io.streamfusion.backend.state.StreamFusionBatchValueState;
 import io.streamfusion.backend.state.StreamFusionCandidateIndexState;
 import io.streamfusion.backend.state.StreamFusionValueState;
-import io.streamfusion.backend.state.StateValueMigration;
 import io.streamfusion.backend.timers.NativePriorityQueueSetFactory;
 import io.streamfusion.backend.ttl.TtlCompactionFilters;
 
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.ExecutionConfig;
-import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -92,17 +92,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
 
 /**
  * The keyed state backend of StreamFusion: one native RocksDB instance, one column family per
- * registered state, keys in Flink's canonical composite layout. Timers live in native timer
- * column families or, in HEAP mode, in Flink's heap priority queues. Like Flink's RocksDB backend, it is used by one task thread, except for the
- * asynchronous part of snapshots, which holds a {@link ResourceGuard} lease.
+ * registered state, keys in Flink's canonical composite layout. Timers live in native timer column
+ * families or, in HEAP mode, in Flink's heap priority queues. Like Flink's RocksDB backend, it is
+ * used by one task thread, except for the asynchronous part of snapshots, which holds a {@link
+ * ResourceGuard} lease.
  */
 public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<K>
         implements BatchKeyedStateBackend<K>, CandidateIndexBackend<K> {
@@ -120,20 +121,31 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final LinkedHashMap<String, RegisteredColumnFamily> kvStateInformation;
     private final Map<String, State> createdKvStates = new HashMap<>();
     private final HeapPriorityQueuesManager heapPriorityQueuesManager;
+
     /** Null when timers live on the heap. */
     @Nullable private final NativePriorityQueueSetFactory nativeQueueFactory;
+
     private final Map<String, NativeTimerQueue<?>> nativeQueues = new HashMap<>();
+
     /** One per candidate index, shared by all its views (see CandidateIndexMemo). */
     private final Map<String, CandidateIndexMemo> candidateIndexMemos = new HashMap<>();
+
     private final StreamFusionConfig config;
+
     /** Identifies this backend's entries in the slot's shared decoded-value cache. */
     private final long cacheOwnerId = NEXT_CACHE_OWNER.incrementAndGet();
-    private final LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredPQStates;
+
+    private final LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>>
+            registeredPQStates;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final ResourceGuard storeResourceGuard = new ResourceGuard();
     private final NativeSnapshotStrategy<K> checkpointSnapshotStrategy;
-    /** Every column family, readable by metric reporter threads while the task registers new ones. */
+
+    /**
+     * Every column family, readable by metric reporter threads while the task registers new ones.
+     */
     private final List<NativeColumnFamily> metricColumnFamilies = new CopyOnWriteArrayList<>();
+
     private final KeyedStateContext<K> stateContext = new StateContext();
     private boolean disposed;
 
@@ -185,7 +197,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         keyContext.getNumberOfKeyGroups());
         this.nativeQueueFactory = nativeQueueFactory;
         this.config = config;
-        this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
+        this.sharedKeyBuilder =
+                new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.checkpointSnapshotStrategy =
                 new NativeSnapshotStrategy<>(
                         store,
@@ -197,7 +210,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         instanceDirectory,
                         backendIdentifier,
                         confirmedSnapshotFiles);
-        kvStateInformation.values().forEach(registered -> metricColumnFamilies.add(registered.columnFamily()));
+        kvStateInformation
+                .values()
+                .forEach(registered -> metricColumnFamilies.add(registered.columnFamily()));
         BackendMetrics.register(
                 metricGroup,
                 storeResourceGuard,
@@ -250,7 +265,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
         @Override
         @Nullable
-        public <V> StateValueCache<V> valueCacheFor(String stateName, TypeSerializer<V> serializer) {
+        public <V> StateValueCache<V> valueCacheFor(
+                String stateName, TypeSerializer<V> serializer) {
             DecodedValueCache cache = memory.getResourceHandle().valueCache();
             return cache != null && config.cachesState(stateName)
                     ? new StateValueCache<>(cache, cacheOwnerId, serializer)
@@ -303,7 +319,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             @Nonnull StateDescriptor<S, SV> stateDesc,
             @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory)
             throws Exception {
-        return createOrUpdateInternalState(namespaceSerializer, stateDesc, snapshotTransformFactory, false);
+        return createOrUpdateInternalState(
+                namespaceSerializer, stateDesc, snapshotTransformFactory, false);
     }
 
     @Nonnull
@@ -316,34 +333,46 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             boolean allowFutureMetadataUpdates)
             throws Exception {
         Tuple2<RegisteredColumnFamily, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registered =
-                registerKvState(stateDesc, namespaceSerializer, snapshotTransformFactory, allowFutureMetadataUpdates);
+                registerKvState(
+                        stateDesc,
+                        namespaceSerializer,
+                        snapshotTransformFactory,
+                        allowFutureMetadataUpdates);
         State existing = createdKvStates.get(stateDesc.getName());
         if (existing != null) {
-            ((AbstractStreamFusionState<K, N, SV>) existing).updateRegistration(registered.f1, stateDesc.getDefaultValue());
+            ((AbstractStreamFusionState<K, N, SV>) existing)
+                    .updateRegistration(registered.f1, stateDesc.getDefaultValue());
             return (IS) existing;
         }
-        State created = StateKinds.create(stateContext, stateDesc, registered.f0.columnFamily(), registered.f1);
+        State created =
+                StateKinds.create(
+                        stateContext, stateDesc, registered.f0.columnFamily(), registered.f1);
         createdKvStates.put(stateDesc.getName(), created);
         return (IS) created;
     }
 
     @SuppressWarnings("unchecked")
-    private <N, SV, SEV> Tuple2<RegisteredColumnFamily, RegisteredKeyValueStateBackendMetaInfo<N, SV>> registerKvState(
-            StateDescriptor<?, SV> stateDesc,
-            TypeSerializer<N> namespaceSerializer,
-            StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
-            boolean allowFutureMetadataUpdates)
-            throws Exception {
+    private <N, SV, SEV>
+            Tuple2<RegisteredColumnFamily, RegisteredKeyValueStateBackendMetaInfo<N, SV>>
+                    registerKvState(
+                            StateDescriptor<?, SV> stateDesc,
+                            TypeSerializer<N> namespaceSerializer,
+                            StateSnapshotTransformFactory<SEV> snapshotTransformFactory,
+                            boolean allowFutureMetadataUpdates)
+                            throws Exception {
         RegisteredColumnFamily existing = kvStateInformation.get(stateDesc.getName());
         RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo;
         RegisteredColumnFamily registered;
         if (existing != null) {
             if (!existing.isKeyValueState()) {
                 throw new FlinkRuntimeException(
-                        "State '" + stateDesc.getName() + "' is a timer queue and cannot be used as key/value state");
+                        "State '"
+                                + stateDesc.getName()
+                                + "' is a timer queue and cannot be used as key/value state");
             }
             metaInfo = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) existing.metaInfo();
-            checkRestoredCompatibility(metaInfo, stateDesc, namespaceSerializer, existing.columnFamily());
+            checkRestoredCompatibility(
+                    metaInfo, stateDesc, namespaceSerializer, existing.columnFamily());
             registered = existing;
         } else {
             metaInfo =
@@ -353,7 +382,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                             namespaceSerializer,
                             stateDesc.getSerializer(),
                             StateSnapshotTransformFactory.noTransform());
-            registered = new RegisteredColumnFamily(metaInfo, store.openColumnFamily(stateDesc.getName()));
+            registered =
+                    new RegisteredColumnFamily(
+                            metaInfo, store.openColumnFamily(stateDesc.getName()));
             kvStateInformation.put(stateDesc.getName(), registered);
             metricColumnFamilies.add(registered.columnFamily());
         }
@@ -364,7 +395,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 SerializedSnapshotTransformFactory.forState(
                         stateDesc, snapshotTransformFactory, metaInfo.getStateSerializer()));
         registered.updateMetaInfo(metaInfo);
-        TtlCompactionFilters.configure(registered.columnFamily(), stateDesc, ttlTimeProvider, config.ttlCompaction());
+        TtlCompactionFilters.configure(
+                registered.columnFamily(), stateDesc, ttlTimeProvider, config.ttlCompaction());
         return Tuple2.of(registered, metaInfo);
     }
 
@@ -393,7 +425,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         TypeSerializerSchemaCompatibility<SV> stateCompatibility =
                 restored.updateStateSerializer(stateDesc.getSerializer());
         if (stateCompatibility.isCompatibleAfterMigration()) {
-            LOG.info("Migrating the stored values of state '{}' to its new serializer", stateDesc.getName());
+            LOG.info(
+                    "Migrating the stored values of state '{}' to its new serializer",
+                    stateDesc.getName());
             StateValueMigration.migrate(stateContext, stateDesc, columnFamily, restored);
         }
         if (stateCompatibility.isIncompatible()) {
@@ -409,19 +443,24 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     }
 
     @Override
-    public <V> BatchValueState<K, V> getBatchValueState(ValueStateDescriptor<V> descriptor) throws Exception {
+    public <V> BatchValueState<K, V> getBatchValueState(ValueStateDescriptor<V> descriptor)
+            throws Exception {
         if (descriptor.getTtlConfig().isEnabled()) {
             throw new UnsupportedOperationException(
-                    "Batch access to state '" + descriptor.getName() + "' with TTL is not supported; use"
+                    "Batch access to state '"
+                            + descriptor.getName()
+                            + "' with TTL is not supported; use"
                             + " per-record access for states with TTL.");
         }
         getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
         RegisteredColumnFamily registered = kvStateInformation.get(descriptor.getName());
         @SuppressWarnings("unchecked")
-        TypeSerializer<V> valueSerializer = (TypeSerializer<V>) registered.keyValueMetaInfo().getStateSerializer();
+        TypeSerializer<V> valueSerializer =
+                (TypeSerializer<V>) registered.keyValueMetaInfo().getStateSerializer();
         @SuppressWarnings("unchecked")
         StreamFusionValueState<K, VoidNamespace, V> perRecord =
-                (StreamFusionValueState<K, VoidNamespace, V>) createdKvStates.get(descriptor.getName());
+                (StreamFusionValueState<K, VoidNamespace, V>)
+                        createdKvStates.get(descriptor.getName());
         return new StreamFusionBatchValueState<>(
                 store,
                 registered.columnFamily(),
@@ -436,21 +475,30 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     @Override
     @SuppressWarnings("unchecked")
     public <V> CandidateIndexState<V> getCandidateIndexState(
-            String name, TypeSerializer<V> candidateSerializer, StateTtlConfig ttlConfig) throws Exception {
-        // Registered as an ordinary map state: snapshots, rescaling and savepoints carry it as such.
+            String name, TypeSerializer<V> candidateSerializer, StateTtlConfig ttlConfig)
+            throws Exception {
+        // Registered as an ordinary map state: snapshots, rescaling and savepoints carry it as
+        // such.
         getPartitionedState(
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
-                new MapStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+                new MapStateDescriptor<>(
+                        name,
+                        BytePrimitiveArraySerializer.INSTANCE,
+                        BytePrimitiveArraySerializer.INSTANCE));
         RegisteredColumnFamily registered = kvStateInformation.get(name);
         return new StreamFusionCandidateIndexState<>(
                 stateContext,
                 registered.columnFamily(),
-                (RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>>) registered.keyValueMetaInfo(),
+                (RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Map<byte[], byte[]>>)
+                        registered.keyValueMetaInfo(),
                 candidateSerializer,
                 CandidateIndexExpiry.of(ttlConfig, ttlTimeProvider),
                 candidateIndexMemos.computeIfAbsent(
-                        name, unused -> StreamFusionCandidateIndexState.newMemo(registered.columnFamily())));
+                        name,
+                        unused ->
+                                StreamFusionCandidateIndexState.newMemo(
+                                        registered.columnFamily())));
     }
 
     // ------------------------------------------------------------------------
@@ -461,7 +509,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     @Override
     public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
             KeyGroupedInternalPriorityQueue<T> create(
-                    @Nonnull String stateName, @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
+                    @Nonnull String stateName,
+                    @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
         return create(stateName, byteOrderedElementSerializer, false);
     }
 
@@ -481,8 +530,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             return (KeyGroupedInternalPriorityQueue<T>) existing.queue;
         }
         RegisteredColumnFamily registered =
-                registerPriorityQueue(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
-        // A changed serializer needs a fresh queue: the old one's cache holds bytes of the old format.
+                registerPriorityQueue(
+                        stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        // A changed serializer needs a fresh queue: the old one's cache holds bytes of the old
+        // format.
         KeyGroupedInternalPriorityQueue<T> queue =
                 nativeQueueFactory.create(registered.columnFamily(), byteOrderedElementSerializer);
         nativeQueues.put(stateName, new NativeTimerQueue<>(byteOrderedElementSerializer, queue));
@@ -509,7 +560,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                     new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
             RegisteredColumnFamily registered =
                     new RegisteredColumnFamily(
-                            allowFutureMetadataUpdates ? metaInfo.withSerializerUpgradesAllowed() : metaInfo,
+                            allowFutureMetadataUpdates
+                                    ? metaInfo.withSerializerUpgradesAllowed()
+                                    : metaInfo,
                             store.openColumnFamily(stateName));
             kvStateInformation.put(stateName, registered);
             metricColumnFamilies.add(registered.columnFamily());
@@ -517,22 +570,30 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         }
         if (existing.isKeyValueState()) {
             throw new FlinkRuntimeException(
-                    "State '" + stateName + "' is a key/value state and cannot be used as a timer queue");
+                    "State '"
+                            + stateName
+                            + "' is a key/value state and cannot be used as a timer queue");
         }
         @SuppressWarnings("unchecked")
         RegisteredPriorityQueueStateBackendMetaInfo<T> restored =
                 (RegisteredPriorityQueueStateBackendMetaInfo<T>) existing.metaInfo();
         if (restored.getPreviousElementSerializer() != serializer) {
-            TypeSerializerSchemaCompatibility<T> compatibility = restored.updateElementSerializer(serializer);
+            TypeSerializerSchemaCompatibility<T> compatibility =
+                    restored.updateElementSerializer(serializer);
             if (compatibility.isIncompatible()) {
                 throw new FlinkRuntimeException(
                         new StateMigrationException(
-                                "Timer queue '" + stateName + "': the new priority queue serializer must not be"
+                                "Timer queue '"
+                                        + stateName
+                                        + "': the new priority queue serializer must not be"
                                         + " incompatible."));
             }
             RegisteredPriorityQueueStateBackendMetaInfo<T> metaInfo =
                     new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
-            existing.updateMetaInfo(allowFutureMetadataUpdates ? metaInfo.withSerializerUpgradesAllowed() : metaInfo);
+            existing.updateMetaInfo(
+                    allowFutureMetadataUpdates
+                            ? metaInfo.withSerializerUpgradesAllowed()
+                            : metaInfo);
         }
         return existing;
     }
@@ -541,13 +602,15 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     public boolean requiresLegacySynchronousTimerSnapshots(SnapshotType checkpointType) {
         // Heap timers are written by the timer service into raw keyed state for checkpoints and
         // native savepoints, whose RocksDB files cannot hold heap queues; canonical savepoints
-        // carry them in the key-grouped stream instead. Native timers are ordinary column families in
+        // carry them in the key-grouped stream instead. Native timers are ordinary column families
+        // in
         // every snapshot.
         return nativeQueueFactory == null && !isCanonicalSavepoint(checkpointType);
     }
 
     private static boolean isCanonicalSavepoint(SnapshotType type) {
-        return type.isSavepoint() && ((SavepointType) type).getFormatType() == SavepointFormatType.CANONICAL;
+        return type.isSavepoint()
+                && ((SavepointType) type).getFormatType() == SavepointFormatType.CANONICAL;
     }
 
     @Override
@@ -606,9 +669,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     // ------------------------------------------------------------------------
 
     /**
-     * Checkpoints and native savepoints: both go through the native snapshot strategy, which
-     * shares files between checkpoints only in incremental mode and never with savepoints.
-     * Flink takes canonical savepoints through {@link #savepoint()} instead.
+     * Checkpoints and native savepoints: both go through the native snapshot strategy, which shares
+     * files between checkpoints only in incremental mode and never with savepoints. Flink takes
+     * canonical savepoints through {@link #savepoint()} instead.
      */
     @Nonnull
     @Override
@@ -629,14 +692,16 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     private List<StateMetaInfoSnapshot> stateMetaInfoSnapshots() {
         List<StateMetaInfoSnapshot> snapshots = new ArrayList<>(kvStateInformation.size());
-        kvStateInformation.values().forEach(registered -> snapshots.add(registered.metaInfo().snapshot()));
+        kvStateInformation
+                .values()
+                .forEach(registered -> snapshots.add(registered.metaInfo().snapshot()));
         return snapshots;
     }
 
     /**
      * A canonical savepoint: one ordered native scan written by Flink's {@code
-     * FullSnapshotAsyncWriter}. Native timers are column families and always included; heap timers are
-     * included too, since the timer service writes them to raw keyed state only for checkpoints
+     * FullSnapshotAsyncWriter}. Native timers are column families and always included; heap timers
+     * are included too, since the timer service writes them to raw keyed state only for checkpoints
      * and native savepoints.
      */
     @Nonnull
@@ -656,7 +721,9 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 ASYNCHRONOUS);
     }
 
-    /** Candidate index counters are written back (see CandidateIndexMemo): a snapshot must see them. */
+    /**
+     * Candidate index counters are written back (see CandidateIndexMemo): a snapshot must see them.
+     */
     private void flushCandidateIndexCounters() {
         candidateIndexMemos.values().forEach(CandidateIndexMemo::flush);
     }
@@ -714,7 +781,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     /** The native column families by state name, for tests and diagnostics. */
     public Map<String, NativeColumnFamily> nativeColumns() {
         Map<String, NativeColumnFamily> columnFamilies = new LinkedHashMap<>();
-        kvStateInformation.forEach((name, registered) -> columnFamilies.put(name, registered.columnFamily()));
+        kvStateInformation.forEach(
+                (name, registered) -> columnFamilies.put(name, registered.columnFamily()));
         return columnFamilies;
     }
 }

@@ -43,8 +43,8 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * Builds a {@link StreamFusionKeyedStateBackend}: creates its working directory and native
- * store, restores the given snapshots into it, and cleans everything up if any step fails.
+ * Builds a {@link StreamFusionKeyedStateBackend}: creates its working directory and native store,
+ * restores the given snapshots into it, and cleans everything up if any step fails.
  */
 final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBackendBuilder<K> {
 
@@ -91,23 +91,38 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         try {
             createDirectory();
             int keyGroupPrefixBytes =
-                    CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
-            LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues = new LinkedHashMap<>();
+                    CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(
+                            numberOfKeyGroups);
+            LinkedHashMap<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> timerQueues =
+                    new LinkedHashMap<>();
             HeapPriorityQueueSetFactory timerQueueFactory =
-                    new HeapPriorityQueueSetFactory(keyGroupRange, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);
+                    new HeapPriorityQueueSetFactory(
+                            keyGroupRange, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);
             boolean timersOnHeap = config.timerService() == PriorityQueueStateType.HEAP;
-            List<KeyedStateHandle> handles = restoreStateHandles.stream().filter(Objects::nonNull).toList();
+            List<KeyedStateHandle> handles =
+                    restoreStateHandles.stream().filter(Objects::nonNull).toList();
             UUID backendIdentifier = UUID.randomUUID();
             ConfirmedSnapshotFiles confirmedFiles = null;
-            if (!handles.isEmpty() && handles.stream().allMatch(h -> h instanceof IncrementalRemoteKeyedStateHandle)) {
+            if (!handles.isEmpty()
+                    && handles.stream()
+                            .allMatch(h -> h instanceof IncrementalRemoteKeyedStateHandle)) {
                 NativeRestoreResult restored = restoreNative(handles, keyGroupPrefixBytes);
                 store = restored.store();
                 registerRestoredStates(store, restored.stateMetaInfos(), kvStates, timersOnHeap);
                 backendIdentifier = restored.backendIdentifier();
                 confirmedFiles = restored.confirmedFiles();
             } else {
-                store = NativeStore.open(storeDirectory(), memory.getResourceHandle().nativeMemory());
-                restoreCanonical(handles, store, kvStates, timerQueues, timerQueueFactory, keyGroupPrefixBytes, timersOnHeap);
+                store =
+                        NativeStore.open(
+                                storeDirectory(), memory.getResourceHandle().nativeMemory());
+                restoreCanonical(
+                        handles,
+                        store,
+                        kvStates,
+                        timerQueues,
+                        timerQueueFactory,
+                        keyGroupPrefixBytes,
+                        timersOnHeap);
             }
             if (config.incrementalCheckpoints() && confirmedFiles == null) {
                 confirmedFiles = new ConfirmedSnapshotFiles();
@@ -116,7 +131,10 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                     timersOnHeap
                             ? null
                             : new NativePriorityQueueSetFactory(
-                                    keyGroupRange, numberOfKeyGroups, keyGroupPrefixBytes, config.timerCacheSize());
+                                    keyGroupRange,
+                                    numberOfKeyGroups,
+                                    keyGroupPrefixBytes,
+                                    config.timerCacheSize());
             return new StreamFusionKeyedStateBackend<>(
                     kvStateRegistry,
                     keySerializerProvider.currentSchemaSerializer(),
@@ -143,7 +161,8 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                     backendIdentifier,
                     config.incrementalCheckpoints() ? confirmedFiles : null);
         } catch (Throwable t) {
-            kvStates.values().forEach(registered -> IOUtils.closeQuietly(registered.columnFamily()));
+            kvStates.values()
+                    .forEach(registered -> IOUtils.closeQuietly(registered.columnFamily()));
             IOUtils.closeQuietly(store);
             IOUtils.closeQuietly(memory);
             deleteDirectoryQuietly();
@@ -151,7 +170,10 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                 throw (BackendBuildingException) t;
             }
             throw new BackendBuildingException(
-                    "Could not build the StreamFusion keyed backend in " + instanceDirectory + ": " + t.getMessage(),
+                    "Could not build the StreamFusion keyed backend in "
+                            + instanceDirectory
+                            + ": "
+                            + t.getMessage(),
                     t);
         }
     }
@@ -171,8 +193,8 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
         }
     }
 
-    private NativeRestoreResult restoreNative(List<KeyedStateHandle> handles, int keyGroupPrefixBytes)
-            throws Exception {
+    private NativeRestoreResult restoreNative(
+            List<KeyedStateHandle> handles, int keyGroupPrefixBytes) throws Exception {
         List<IncrementalRemoteKeyedStateHandle> nativeHandles =
                 handles.stream().map(IncrementalRemoteKeyedStateHandle.class::cast).toList();
         return new NativeRestoreOperation<>(
@@ -195,14 +217,21 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
             boolean timersOnHeap)
             throws BackendBuildingException {
         for (StateMetaInfoSnapshot state : states) {
-            if (timersOnHeap && state.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+            if (timersOnHeap
+                    && state.getBackendStateType()
+                            == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
                 throw new BackendBuildingException(
-                        "The snapshot holds timer queue '" + state.getName() + "' in native timer columnFamilies, but this job"
+                        "The snapshot holds timer queue '"
+                                + state.getName()
+                                + "' in native timer columnFamilies, but this job"
                                 + " sets 'state.backend.streamfusion.timer-service.factory' to HEAP. Native snapshots"
                                 + " keep the timer service they were taken with: restore with NATIVE timers, or take"
                                 + " a canonical savepoint and restore that with HEAP timers.");
             }
-            kvStates.put(state.getName(), new RegisteredColumnFamily(restoredMetaInfo(state), store.openColumnFamily(state.getName())));
+            kvStates.put(
+                    state.getName(),
+                    new RegisteredColumnFamily(
+                            restoredMetaInfo(state), store.openColumnFamily(state.getName())));
         }
     }
 
@@ -238,12 +267,14 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
                                         metaInfo.getName(),
                                         name ->
                                                 new RegisteredColumnFamily(
-                                                        restoredMetaInfo(metaInfo), store.openColumnFamily(name)))
+                                                        restoredMetaInfo(metaInfo),
+                                                        store.openColumnFamily(name)))
                                 .columnFamily();
                     }
 
                     @Override
-                    public void write(List<NativeColumnFamily> columnFamilies, EntryBatchWriter batch) {
+                    public void write(
+                            List<NativeColumnFamily> columnFamilies, EntryBatchWriter batch) {
                         if (batch.entries() > 0) {
                             store.applyBatch(columnFamilies, batch.toByteArray());
                         }
@@ -266,7 +297,8 @@ final class StreamFusionKeyedStateBackendBuilder<K> extends AbstractKeyedStateBa
     }
 
     private static RegisteredStateMetaInfoBase restoredMetaInfo(StateMetaInfoSnapshot snapshot) {
-        return snapshot.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE
+        return snapshot.getBackendStateType()
+                        == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE
                 ? new RegisteredPriorityQueueStateBackendMetaInfo<>(snapshot)
                 // Also converts the meta infos of Flink's keyed-state V2 backends.
                 : RegisteredKeyValueStateBackendMetaInfo.fromMetaInfoSnapshot(snapshot);

@@ -1,13 +1,13 @@
 package io.streamfusion.backend;
 
-import io.streamfusion.backend.nativelib.NativeLibrary;
 import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.memory.SlotMemoryProvider;
+import io.streamfusion.backend.nativelib.NativeLibrary;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
@@ -92,7 +92,8 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
 
     @Override
     public boolean supportsSavepointFormat(SavepointFormatType formatType) {
-        return formatType == SavepointFormatType.CANONICAL || formatType == SavepointFormatType.NATIVE;
+        return formatType == SavepointFormatType.CANONICAL
+                || formatType == SavepointFormatType.NATIVE;
     }
 
     @Override
@@ -111,7 +112,8 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
         try {
             memory = SlotMemoryProvider.acquire(env, config, parameters.getManagedMemoryFraction());
         } catch (Exception e) {
-            throw new IOException("Could not obtain StreamFusion's memory for this slot: " + e.getMessage(), e);
+            throw new IOException(
+                    "Could not obtain StreamFusion's memory for this slot: " + e.getMessage(), e);
         }
         return new StreamFusionKeyedStateBackendBuilder<>(
                         parameters,

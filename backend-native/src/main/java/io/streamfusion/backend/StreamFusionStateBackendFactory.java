@@ -6,10 +6,11 @@ import org.apache.flink.runtime.state.StateBackendFactory;
 
 /**
  * Creates {@link StreamFusionStateBackend} from configuration. Selected with {@code
- * state.backend.type: io.streamfusion.backend.StreamFusionStateBackendFactory} or the short
- * name {@code streamfusion}.
+ * state.backend.type: io.streamfusion.backend.StreamFusionStateBackendFactory} or the short name
+ * {@code streamfusion}.
  */
-public class StreamFusionStateBackendFactory implements StateBackendFactory<StreamFusionStateBackend> {
+public class StreamFusionStateBackendFactory
+        implements StateBackendFactory<StreamFusionStateBackend> {
 
     @Override
     public StreamFusionStateBackend createFromConfig(ReadableConfig config, ClassLoader classLoader)

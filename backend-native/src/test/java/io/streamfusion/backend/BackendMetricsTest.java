@@ -68,9 +68,12 @@ class BackendMetricsTest {
         Map<String, Metric> metrics = new HashMap<>();
         MockEnvironment env = TestKeyedBackends.environment();
         StreamFusionKeyedStateBackend<Long> backend =
-                TestKeyedBackends.in(env, dir).metrics(new CapturingGroup(metrics, "")).build(LongSerializer.INSTANCE);
+                TestKeyedBackends.in(env, dir)
+                        .metrics(new CapturingGroup(metrics, ""))
+                        .build(LongSerializer.INSTANCE);
         try {
-            assertEquals(backend.slotMemory().totalBytes(), value(metrics, "slotMemoryBudgetBytes"));
+            assertEquals(
+                    backend.slotMemory().totalBytes(), value(metrics, "slotMemoryBudgetBytes"));
             assertEquals(-1, value(metrics, "lastCheckpointSyncMillis"));
             ValueState<String> state =
                     backend.getPartitionedState(
@@ -92,9 +95,11 @@ class BackendMetricsTest {
                     backend.snapshot(
                             1L,
                             1L,
-                            new FileSystemCheckpointStorage(new Path(new File(dir, "cp").toURI()), 0, -1)
+                            new FileSystemCheckpointStorage(
+                                            new Path(new File(dir, "cp").toURI()), 0, -1)
                                     .createCheckpointStorage(new JobID())
-                                    .resolveCheckpointStorageLocation(1L, CheckpointStorageLocationReference.getDefault()),
+                                    .resolveCheckpointStorageLocation(
+                                            1L, CheckpointStorageLocationReference.getDefault()),
                             CheckpointOptions.forCheckpointWithDefaultLocation());
             snapshot.run();
             snapshot.get();

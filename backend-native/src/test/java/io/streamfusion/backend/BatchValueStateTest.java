@@ -30,7 +30,8 @@ class BatchValueStateTest {
     @TempDir File dir;
     private MockEnvironment env;
     private StreamFusionKeyedStateBackend<Long> backend;
-    private final ValueStateDescriptor<String> descriptor = new ValueStateDescriptor<>("names", StringSerializer.INSTANCE);
+    private final ValueStateDescriptor<String> descriptor =
+            new ValueStateDescriptor<>("names", StringSerializer.INSTANCE);
 
     @BeforeEach
     void createBackend() throws Exception {
@@ -45,7 +46,8 @@ class BatchValueStateTest {
     }
 
     private ValueState<String> perRecord() throws Exception {
-        return backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     @Test
@@ -59,7 +61,9 @@ class BatchValueStateTest {
         backend.setCurrentKey(4L);
         state.update("four");
 
-        assertEquals(Arrays.asList("one", null, "four", "three hundred"), batch.getAll(List.of(1L, 3L, 4L, 300L)));
+        assertEquals(
+                Arrays.asList("one", null, "four", "three hundred"),
+                batch.getAll(List.of(1L, 3L, 4L, 300L)));
         // The backend's current key is not disturbed by batch access.
         assertEquals(4L, backend.getCurrentKey());
         assertEquals("four", state.value());
@@ -73,12 +77,16 @@ class BatchValueStateTest {
     void rejectsMismatchedOrNullValuesAndTtlStates() throws Exception {
         BatchValueState<Long, String> batch = backend.getBatchValueState(descriptor);
         assertThrows(IllegalArgumentException.class, () -> batch.putAll(List.of(1L), List.of()));
-        assertThrows(IllegalArgumentException.class, () -> batch.putAll(List.of(1L), Arrays.asList((String) null)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> batch.putAll(List.of(1L), Arrays.asList((String) null)));
         assertEquals(0, backend.numKeyValueStateEntries());
 
-        ValueStateDescriptor<Long> withTtl = new ValueStateDescriptor<>("ttl", LongSerializer.INSTANCE);
+        ValueStateDescriptor<Long> withTtl =
+                new ValueStateDescriptor<>("ttl", LongSerializer.INSTANCE);
         withTtl.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMinutes(1)).build());
-        assertThrows(UnsupportedOperationException.class, () -> backend.getBatchValueState(withTtl));
+        assertThrows(
+                UnsupportedOperationException.class, () -> backend.getBatchValueState(withTtl));
     }
 
     @Test

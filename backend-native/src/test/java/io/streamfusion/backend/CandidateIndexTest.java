@@ -42,7 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The disk-backed candidate index: order, retraction by value, capacity, snapshots and rescaling. */
+/**
+ * The disk-backed candidate index: order, retraction by value, capacity, snapshots and rescaling.
+ */
 class CandidateIndexTest extends MockEnvironmentTestBase {
 
     /** The operator budget of the capacity case in TARGETS.md. */
@@ -50,20 +52,26 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
 
     @TempDir File dir;
 
-    private StreamFusionKeyedStateBackend<Long> backend(String name, KeyGroupRange range, List<KeyedStateHandle> handles)
-            throws Exception {
-        return TestKeyedBackends.in(env, new File(dir, name)).keyGroups(range).restoring(handles).build(LongSerializer.INSTANCE);
+    private StreamFusionKeyedStateBackend<Long> backend(
+            String name, KeyGroupRange range, List<KeyedStateHandle> handles) throws Exception {
+        return TestKeyedBackends.in(env, new File(dir, name))
+                .keyGroups(range)
+                .restoring(handles)
+                .build(LongSerializer.INSTANCE);
     }
 
     private static KeyGroupRange all() {
         return new KeyGroupRange(0, TestKeyedBackends.KEY_GROUPS - 1);
     }
 
-    private KeyedStateHandle firstCheckpoint(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
-        return TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+    private KeyedStateHandle firstCheckpoint(StreamFusionKeyedStateBackend<Long> backend)
+            throws Exception {
+        return TestSnapshots.checkpoint(
+                backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
     }
 
-    private static CandidateIndexState<String> index(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
+    private static CandidateIndexState<String> index(StreamFusionKeyedStateBackend<Long> backend)
+            throws Exception {
         return backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE);
     }
 
@@ -175,14 +183,18 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         } finally {
             backend.dispose();
         }
-        StreamFusionKeyedStateBackend<Long> restored = backend("interleaved-restored", all(), List.of(checkpoint));
+        StreamFusionKeyedStateBackend<Long> restored =
+                backend("interleaved-restored", all(), List.of(checkpoint));
         try {
             CandidateIndexState<String> index = index(restored);
             for (int key = 0; key < keys; key++) {
                 restored.setCurrentKey((long) key);
                 List<String> model = expected.get(key);
                 assertEquals(model.size(), index.count(), "key " + key);
-                assertEquals(model.isEmpty() ? null : model.get(model.size() - 1), index.latest(), "key " + key);
+                assertEquals(
+                        model.isEmpty() ? null : model.get(model.size() - 1),
+                        index.latest(),
+                        "key " + key);
                 // Sequences continue after the restored ones: a new candidate is the latest.
                 index.append("after restore");
                 model.add("after restore");
@@ -219,10 +231,15 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
     void aKeysWholeIndexExpiresAfterItsTtlAndIsDeletedOnAccess() throws Exception {
         long[] now = {0};
         StreamFusionKeyedStateBackend<Long> backend =
-                TestKeyedBackends.in(env, new File(dir, "ttl")).ttlTime(() -> now[0]).build(LongSerializer.INSTANCE);
+                TestKeyedBackends.in(env, new File(dir, "ttl"))
+                        .ttlTime(() -> now[0])
+                        .build(LongSerializer.INSTANCE);
         try {
-            CandidateIndexState<String> index = backend.getCandidateIndexState(
-                    "candidates", StringSerializer.INSTANCE, StateTtlConfig.newBuilder(Duration.ofMillis(100)).build());
+            CandidateIndexState<String> index =
+                    backend.getCandidateIndexState(
+                            "candidates",
+                            StringSerializer.INSTANCE,
+                            StateTtlConfig.newBuilder(Duration.ofMillis(100)).build());
             backend.setCurrentKey(1L);
             index.append("a");
             index.append("b");
@@ -260,9 +277,12 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         StateTtlConfig ttl = StateTtlConfig.newBuilder(Duration.ofMillis(100)).build();
         KeyedStateHandle checkpoint;
         StreamFusionKeyedStateBackend<Long> backend =
-                TestKeyedBackends.in(env, new File(dir, "sweep")).ttlTime(() -> now[0]).build(LongSerializer.INSTANCE);
+                TestKeyedBackends.in(env, new File(dir, "sweep"))
+                        .ttlTime(() -> now[0])
+                        .build(LongSerializer.INSTANCE);
         try {
-            CandidateIndexState<String> index = backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl);
+            CandidateIndexState<String> index =
+                    backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl);
             for (long key = 0; key < 50; key++) {
                 backend.setCurrentKey(key);
                 index.append("old " + key);
@@ -272,7 +292,10 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
             backend.setCurrentKey(500L);
             index.append("young");
             NativeColumnFamily columnFamily = backend.nativeColumns().get("candidates");
-            assertEquals(50 * 4 + 2, columnFamily.countEntries(), "candidate and hash entries; counters are still in the memo");
+            assertEquals(
+                    50 * 4 + 2,
+                    columnFamily.countEntries(),
+                    "candidate and hash entries; counters are still in the memo");
             checkpoint = firstCheckpoint(backend);
             now[0] = 120; // keys 0..49 expired at 100; key 500 lives until 160
             // Counters known from the memo.
@@ -280,19 +303,24 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         } finally {
             backend.dispose();
         }
-        StreamFusionKeyedStateBackend<Long> restored = TestKeyedBackends.in(env, new File(dir, "sweep-restored"))
-                .ttlTime(() -> now[0]).restoring(List.of(checkpoint)).build(LongSerializer.INSTANCE);
+        StreamFusionKeyedStateBackend<Long> restored =
+                TestKeyedBackends.in(env, new File(dir, "sweep-restored"))
+                        .ttlTime(() -> now[0])
+                        .restoring(List.of(checkpoint))
+                        .build(LongSerializer.INSTANCE);
         try {
             // Counters read from their stored entries.
             assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(
-                    restored, restored.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl));
+                    restored,
+                    restored.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl));
         } finally {
             restored.dispose();
         }
     }
 
     private static void assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(
-            StreamFusionKeyedStateBackend<Long> backend, CandidateIndexState<String> index) throws Exception {
+            StreamFusionKeyedStateBackend<Long> backend, CandidateIndexState<String> index)
+            throws Exception {
         NativeColumnFamily columnFamily = backend.nativeColumns().get("candidates");
         backend.setCurrentKey(1_000L);
         for (int access = 0; access < 20; access++) {
@@ -312,12 +340,22 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
     void readsRenewTheTtlOnlyWithOnReadAndWrite() throws Exception {
         long[] now = {0};
         StreamFusionKeyedStateBackend<Long> backend =
-                TestKeyedBackends.in(env, new File(dir, "ttl-read")).ttlTime(() -> now[0]).build(LongSerializer.INSTANCE);
+                TestKeyedBackends.in(env, new File(dir, "ttl-read"))
+                        .ttlTime(() -> now[0])
+                        .build(LongSerializer.INSTANCE);
         try {
-            CandidateIndexState<String> renewing = backend.getCandidateIndexState("renewing", StringSerializer.INSTANCE,
-                    StateTtlConfig.newBuilder(Duration.ofMillis(100)).setUpdateType(StateTtlConfig.UpdateType.OnReadAndWrite).build());
-            CandidateIndexState<String> writeOnly = backend.getCandidateIndexState(
-                    "write-only", StringSerializer.INSTANCE, StateTtlConfig.newBuilder(Duration.ofMillis(100)).build());
+            CandidateIndexState<String> renewing =
+                    backend.getCandidateIndexState(
+                            "renewing",
+                            StringSerializer.INSTANCE,
+                            StateTtlConfig.newBuilder(Duration.ofMillis(100))
+                                    .setUpdateType(StateTtlConfig.UpdateType.OnReadAndWrite)
+                                    .build());
+            CandidateIndexState<String> writeOnly =
+                    backend.getCandidateIndexState(
+                            "write-only",
+                            StringSerializer.INSTANCE,
+                            StateTtlConfig.newBuilder(Duration.ofMillis(100)).build());
             backend.setCurrentKey(1L);
             renewing.append("r");
             writeOnly.append("w");
@@ -336,8 +374,14 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
 
     /** Entries of the index's backing map state under the current key, read around the index. */
     private static int rawEntries(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
-        MapState<byte[], byte[]> raw = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                new MapStateDescriptor<>("candidates", BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+        MapState<byte[], byte[]> raw =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new MapStateDescriptor<>(
+                                "candidates",
+                                BytePrimitiveArraySerializer.INSTANCE,
+                                BytePrimitiveArraySerializer.INSTANCE));
         int entries = 0;
         for (Object ignored : raw.entries()) {
             entries++;
@@ -365,7 +409,8 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         } finally {
             backend.dispose();
         }
-        StreamFusionKeyedStateBackend<Long> restored = backend("restored", all(), List.of(checkpoint));
+        StreamFusionKeyedStateBackend<Long> restored =
+                backend("restored", all(), List.of(checkpoint));
         try {
             CandidateIndexState<String> index = index(restored);
             restored.setCurrentKey(7L);
@@ -386,8 +431,11 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
 
             // No access ever loads more than one candidate: the largest stored value is one.
             int largest = 0;
-            EntryBatchReader entries = new EntryBatchReader(
-                    restored.nativeColumns().get("candidates").scanPrefix(new byte[0], null, 64 << 20));
+            EntryBatchReader entries =
+                    new EntryBatchReader(
+                            restored.nativeColumns()
+                                    .get("candidates")
+                                    .scanPrefix(new byte[0], null, 64 << 20));
             while (entries.advance()) {
                 largest = Math.max(largest, entries.value().length);
             }
@@ -402,7 +450,9 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         }
         DataOutputSerializer out = new DataOutputSerializer(1 << 20);
         new ListSerializer<>(StringSerializer.INSTANCE).serialize(all, out);
-        assertTrue(out.length() > 20 * BUDGET_BYTES, "a list of them takes " + out.length() + " bytes");
+        assertTrue(
+                out.length() > 20 * BUDGET_BYTES,
+                "a list of them takes " + out.length() + " bytes");
     }
 
     @Test
@@ -420,14 +470,18 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
                 index.append("last of " + key);
             }
             checkpoint = firstCheckpoint(backend);
-            // Its counter is only remembered when the savepoint starts: the savepoint must write it.
+            // Its counter is only remembered when the savepoint starts: the savepoint must write
+            // it.
             backend.setCurrentKey(highKey);
             index.append("after the checkpoint");
-            savepoint = TestSnapshots.canonicalSavepoint(backend, 2, TestSnapshots.fileStreams(new File(dir, "storage"), 2));
+            savepoint =
+                    TestSnapshots.canonicalSavepoint(
+                            backend, 2, TestSnapshots.fileStreams(new File(dir, "storage"), 2));
         } finally {
             backend.dispose();
         }
-        StreamFusionKeyedStateBackend<Long> lower = backend("lower", new KeyGroupRange(0, 63), List.of(checkpoint));
+        StreamFusionKeyedStateBackend<Long> lower =
+                backend("lower", new KeyGroupRange(0, 63), List.of(checkpoint));
         try {
             CandidateIndexState<String> index = index(lower);
             lower.setCurrentKey(lowKey);
@@ -441,8 +495,14 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         // Flink's heap backend reads the index from a canonical savepoint as ordinary map state.
         CheckpointableKeyedStateBackend<Long> heap = heapBackend(List.of(savepoint));
         try {
-            MapState<byte[], byte[]> entries = heap.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                    new MapStateDescriptor<>("candidates", BytePrimitiveArraySerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+            MapState<byte[], byte[]> entries =
+                    heap.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new MapStateDescriptor<>(
+                                    "candidates",
+                                    BytePrimitiveArraySerializer.INSTANCE,
+                                    BytePrimitiveArraySerializer.INSTANCE));
             heap.setCurrentKey(highKey);
             assertEquals(1 + 3 + 3, list(entries.keys()).size());
             // The counter entry (user key [0x00]; byte-array keys compare by identity on the heap)
@@ -468,11 +528,23 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         }
     }
 
-    private CheckpointableKeyedStateBackend<Long> heapBackend(List<KeyedStateHandle> handles) throws Exception {
-        return new HashMapStateBackend().createKeyedStateBackend(
-                new KeyedStateBackendParametersImpl<>(
-                        env, new JobID(), "heap", LongSerializer.INSTANCE, TestKeyedBackends.KEY_GROUPS, all(),
-                        env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(),
-                        (name, value) -> {}, handles, new CloseableRegistry(), 1.0));
+    private CheckpointableKeyedStateBackend<Long> heapBackend(List<KeyedStateHandle> handles)
+            throws Exception {
+        return new HashMapStateBackend()
+                .createKeyedStateBackend(
+                        new KeyedStateBackendParametersImpl<>(
+                                env,
+                                new JobID(),
+                                "heap",
+                                LongSerializer.INSTANCE,
+                                TestKeyedBackends.KEY_GROUPS,
+                                all(),
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                (name, value) -> {},
+                                handles,
+                                new CloseableRegistry(),
+                                1.0));
     }
 }

@@ -26,14 +26,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A snapshot file that is missing, truncated or corrupt fails the restore with an error that
- * names the file and says what to do, for native checkpoints and canonical savepoints alike.
+ * A snapshot file that is missing, truncated or corrupt fails the restore with an error that names
+ * the file and says what to do, for native checkpoints and canonical savepoints alike.
  */
 class CorruptSnapshotTest extends MockEnvironmentTestBase {
 
     @TempDir File dir;
 
-    private final ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("count", LongSerializer.INSTANCE);
+    private final ValueStateDescriptor<Long> descriptor =
+            new ValueStateDescriptor<>("count", LongSerializer.INSTANCE);
 
     /** Writes 1,000 keys and snapshots them to files, natively or as a canonical savepoint. */
     private KeyedStateHandle snapshot(boolean canonical) throws Exception {
@@ -41,7 +42,8 @@ class CorruptSnapshotTest extends MockEnvironmentTestBase {
                 TestKeyedBackends.create(env, new File(dir, "work"), LongSerializer.INSTANCE);
         try {
             ValueState<Long> state =
-                    backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
             for (long key = 0; key < 1_000; key++) {
                 backend.setCurrentKey(key);
                 state.update(key * 2);
@@ -60,10 +62,12 @@ class CorruptSnapshotTest extends MockEnvironmentTestBase {
     }
 
     private static File sstFileOf(KeyedStateHandle handle) {
-        HandleAndLocalPath sst = ((IncrementalRemoteKeyedStateHandle) handle).getSharedState().stream()
-                .filter(file -> file.getLocalPath().endsWith(".sst"))
-                .findFirst()
-                .orElseThrow();
+        HandleAndLocalPath sst =
+                ((IncrementalRemoteKeyedStateHandle) handle)
+                        .getSharedState().stream()
+                                .filter(file -> file.getLocalPath().endsWith(".sst"))
+                                .findFirst()
+                                .orElseThrow();
         return fileOf(sst.getHandle());
     }
 
@@ -71,13 +75,23 @@ class CorruptSnapshotTest extends MockEnvironmentTestBase {
         BackendBuildingException e =
                 assertThrows(
                         BackendBuildingException.class,
-                        () -> TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(handle)));
+                        () ->
+                                TestKeyedBackends.restore(
+                                        env,
+                                        new File(dir, "restored"),
+                                        LongSerializer.INSTANCE,
+                                        List.of(handle)));
         assertTrue(e.getMessage().contains(file.getPath()), e.getMessage());
         assertTrue(e.getMessage().contains(problem), e.getMessage());
-        assertTrue(e.getMessage().contains("Restore from an earlier retained checkpoint"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("Restore from an earlier retained checkpoint"),
+                e.getMessage());
         // Nothing of the failed attempt is left behind.
         File[] left = new File(dir, "restored").listFiles();
-        assertEquals(0, left == null ? 0 : left.length, "left behind: " + List.of(left == null ? new File[0] : left));
+        assertEquals(
+                0,
+                left == null ? 0 : left.length,
+                "left behind: " + List.of(left == null ? new File[0] : left));
     }
 
     private static void truncate(File file) throws Exception {
@@ -91,10 +105,12 @@ class CorruptSnapshotTest extends MockEnvironmentTestBase {
         KeyedStateHandle handle = snapshot(false);
         assertTrue(handle instanceof IncrementalRemoteKeyedStateHandle, String.valueOf(handle));
         StreamFusionKeyedStateBackend<Long> restored =
-                TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(handle));
+                TestKeyedBackends.restore(
+                        env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(handle));
         try {
             ValueState<Long> state =
-                    restored.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+                    restored.getPartitionedState(
+                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
             restored.setCurrentKey(321L);
             assertEquals(642L, state.value());
             assertEquals(1_000, restored.numKeyValueStateEntries());

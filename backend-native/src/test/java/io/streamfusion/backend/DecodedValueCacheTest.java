@@ -1,9 +1,10 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.api.BatchValueState;
+import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.backend.cache.DecodedValueCache;
-import io.streamfusion.backend.memory.SlotMemoryProvider;
 import io.streamfusion.backend.cache.StateValueCache;
+import io.streamfusion.backend.memory.SlotMemoryProvider;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.AggregatingState;
@@ -21,8 +22,6 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-
-import io.streamfusion.api.StreamFusionOptions;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,7 +59,8 @@ class DecodedValueCacheTest {
     }
 
     private <V> ValueState<V> state(ValueStateDescriptor<V> descriptor) throws Exception {
-        return backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     private DecodedValueCache cache() {
@@ -69,9 +69,12 @@ class DecodedValueCacheTest {
 
     private byte[] canonicalKey(long key) {
         SerializedCompositeKeyBuilder<Long> builder =
-                new SerializedCompositeKeyBuilder<>(LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
-        builder.setKeyAndKeyGroup(key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
-        return builder.buildCompositeKeyNamespace(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+                new SerializedCompositeKeyBuilder<>(
+                        LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
+        builder.setKeyAndKeyGroup(
+                key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
+        return builder.buildCompositeKeyNamespace(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
     }
 
     @Test
@@ -91,8 +94,11 @@ class DecodedValueCacheTest {
 
     @Test
     void reducingAccumulatorsOfAnImmutableTypeAreServedFromTheCache() throws Exception {
-        ReducingState<Long> sums = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                new ReducingStateDescriptor<>("sums", Long::sum, LongSerializer.INSTANCE));
+        ReducingState<Long> sums =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ReducingStateDescriptor<>("sums", Long::sum, LongSerializer.INSTANCE));
         backend.setCurrentKey(5L);
         sums.add(1L);
         sums.add(2L); // the first add's read missed; this one's read admits what is stored
@@ -108,8 +114,18 @@ class DecodedValueCacheTest {
 
     @Test
     void mutableAggregatingAccumulatorsStayOutOfTheCache() throws Exception {
-        AggregatingState<Long, Long> totals = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                new AggregatingStateDescriptor<>("totals", new MutableSum(), new org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializer<>(long[].class, new org.apache.flink.api.common.serialization.SerializerConfigImpl())));
+        AggregatingState<Long, Long> totals =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new AggregatingStateDescriptor<>(
+                                "totals",
+                                new MutableSum(),
+                                new org.apache.flink.api.java.typeutils.runtime.kryo
+                                        .KryoSerializer<>(
+                                        long[].class,
+                                        new org.apache.flink.api.common.serialization
+                                                .SerializerConfigImpl())));
         backend.setCurrentKey(6L);
         long weighted = cache().weightedBytes();
         for (long i = 1; i <= 4; i++) {
@@ -171,7 +187,9 @@ class DecodedValueCacheTest {
     @Test
     void userCodeNeverSeesACachedMutableValueChange() throws Exception {
         ValueState<List<Long>> state =
-                state(new ValueStateDescriptor<>("list", new ListSerializer<>(LongSerializer.INSTANCE)));
+                state(
+                        new ValueStateDescriptor<>(
+                                "list", new ListSerializer<>(LongSerializer.INSTANCE)));
         backend.setCurrentKey(1L);
         List<Long> written = new ArrayList<>(List.of(1L, 2L));
         state.update(written);
@@ -186,7 +204,8 @@ class DecodedValueCacheTest {
 
     @Test
     void batchWritesInvalidateCachedValues() throws Exception {
-        ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("v", LongSerializer.INSTANCE);
+        ValueStateDescriptor<Long> descriptor =
+                new ValueStateDescriptor<>("v", LongSerializer.INSTANCE);
         ValueState<Long> state = state(descriptor);
         backend.setCurrentKey(5L);
         state.update(1L);
@@ -226,6 +245,9 @@ class DecodedValueCacheTest {
         assertEquals(40L << 20, SlotMemoryProvider.cacheBytes(80L << 20, config));
         assertEquals(0L, SlotMemoryProvider.cacheBytes(64L << 20, config));
         flink.set(StreamFusionOptions.CACHE_ENABLED, false);
-        assertEquals(0L, SlotMemoryProvider.cacheBytes(1L << 30, StreamFusionConfig.from(flink, StreamFusionConfig.defaults())));
+        assertEquals(
+                0L,
+                SlotMemoryProvider.cacheBytes(
+                        1L << 30, StreamFusionConfig.from(flink, StreamFusionConfig.defaults())));
     }
 }

@@ -45,16 +45,22 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
     private static final long KEYS = 20_000;
 
     @TempDir File dir;
-    private final ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("values", LongSerializer.INSTANCE);
+    private final ValueStateDescriptor<Long> descriptor =
+            new ValueStateDescriptor<>("values", LongSerializer.INSTANCE);
 
-    private StreamFusionKeyedStateBackend<Long> backend(boolean incremental, Collection<KeyedStateHandle> handles)
-            throws Exception {
+    private StreamFusionKeyedStateBackend<Long> backend(
+            boolean incremental, Collection<KeyedStateHandle> handles) throws Exception {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
-        return TestKeyedBackends.in(env, new File(dir, "work")).restoring(handles).config(config).build(LongSerializer.INSTANCE);
+        return TestKeyedBackends.in(env, new File(dir, "work"))
+                .restoring(handles)
+                .config(config)
+                .build(LongSerializer.INSTANCE);
     }
 
-    private void write(StreamFusionKeyedStateBackend<Long> backend, long fromKey, long toKey, long factor) throws Exception {
+    private void write(
+            StreamFusionKeyedStateBackend<Long> backend, long fromKey, long toKey, long factor)
+            throws Exception {
         ValueState<Long> state = state(backend);
         for (long key = fromKey; key < toKey; key++) {
             backend.setCurrentKey(key);
@@ -63,14 +69,16 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
     }
 
     private ValueState<Long> state(StreamFusionKeyedStateBackend<Long> backend) throws Exception {
-        return backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     private CheckpointStreamFactory streams(long checkpointId) throws IOException {
         return TestSnapshots.fileStreams(new File(dir, "checkpoints"), checkpointId);
     }
 
-    private static IncrementalRemoteKeyedStateHandle checkpoint(StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams)
+    private static IncrementalRemoteKeyedStateHandle checkpoint(
+            StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams)
             throws Exception {
         return (IncrementalRemoteKeyedStateHandle) TestSnapshots.checkpoint(backend, id, streams);
     }
@@ -103,9 +111,16 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
             backend.dispose();
         }
         assertEquals(0, placeholders(first));
-        assertEquals(sstFiles(first.getSharedState()), placeholders(second), "every SST of checkpoint 1 is referenced");
-        assertTrue(second.getCheckpointedSize() < first.getCheckpointedSize() / 4,
-                "checkpoint 2 uploaded " + second.getCheckpointedSize() + " bytes, checkpoint 1 " + first.getCheckpointedSize());
+        assertEquals(
+                sstFiles(first.getSharedState()),
+                placeholders(second),
+                "every SST of checkpoint 1 is referenced");
+        assertTrue(
+                second.getCheckpointedSize() < first.getCheckpointedSize() / 4,
+                "checkpoint 2 uploaded "
+                        + second.getCheckpointedSize()
+                        + " bytes, checkpoint 1 "
+                        + first.getCheckpointedSize());
 
         // The JobManager replaces placeholders with the handles it holds; then the chain restores.
         second.registerSharedStates(registry, 2);
@@ -142,7 +157,9 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
         try {
             // In NO_CLAIM mode Flink triggers the first checkpoint as FULL_CHECKPOINT (FORWARD).
             IncrementalRemoteKeyedStateHandle first =
-                    (IncrementalRemoteKeyedStateHandle) TestSnapshots.snapshot(restored, 2, streams(2), CheckpointType.FULL_CHECKPOINT);
+                    (IncrementalRemoteKeyedStateHandle)
+                            TestSnapshots.snapshot(
+                                    restored, 2, streams(2), CheckpointType.FULL_CHECKPOINT);
             assertEquals(0, placeholders(first));
             first.registerSharedStates(registry, 2);
             restored.notifyCheckpointComplete(2);
@@ -180,7 +197,11 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
             incremental.notifyCheckpointComplete(1);
             IncrementalRemoteKeyedStateHandle savepoint =
                     (IncrementalRemoteKeyedStateHandle)
-                            TestSnapshots.snapshot(incremental, 2, streams(2), SavepointType.savepoint(SavepointFormatType.NATIVE));
+                            TestSnapshots.snapshot(
+                                    incremental,
+                                    2,
+                                    streams(2),
+                                    SavepointType.savepoint(SavepointFormatType.NATIVE));
             assertEquals(0, placeholders(savepoint));
             assertTrue(sstFiles(savepoint.getSharedState()) > 0);
         } finally {
@@ -193,7 +214,8 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
             full.notifyCheckpointComplete(1);
             IncrementalRemoteKeyedStateHandle second = checkpoint(full, 2, streams(2));
             for (IncrementalRemoteKeyedStateHandle handle : List.of(first, second)) {
-                assertTrue(handle.getSharedState().isEmpty(), "full checkpoints have no shared state");
+                assertTrue(
+                        handle.getSharedState().isEmpty(), "full checkpoints have no shared state");
                 assertTrue(sstFiles(handle.getPrivateState()) > 0);
                 assertEquals(0, placeholders(handle));
             }
@@ -210,8 +232,14 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
             CheckpointStreamFactory failing = new FailingAfter(streams(1), 2);
             Exception e = assertThrows(Exception.class, () -> checkpoint(backend, 1, failing));
             assertTrue(String.valueOf(e.getCause()).contains("injected"), String.valueOf(e));
-            assertEquals(List.of(), filesUnder(new File(dir, "checkpoints")), "uploads left in checkpoint storage");
-            assertEquals(List.of(), chkDirectories(new File(dir, "work")), "native checkpoint directories left behind");
+            assertEquals(
+                    List.of(),
+                    filesUnder(new File(dir, "checkpoints")),
+                    "uploads left in checkpoint storage");
+            assertEquals(
+                    List.of(),
+                    chkDirectories(new File(dir, "work")),
+                    "native checkpoint directories left behind");
             // The backend is still usable: the next checkpoint succeeds.
             assertTrue(sstFiles(checkpoint(backend, 2, streams(2)).getSharedState()) > 0);
         } finally {
@@ -227,7 +255,11 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
 
     private static List<Path> chkDirectories(File root) throws IOException {
         try (Stream<Path> paths = Files.walk(root.toPath())) {
-            return paths.filter(p -> Files.isDirectory(p) && p.getFileName().toString().startsWith("chk-")).toList();
+            return paths.filter(
+                            p ->
+                                    Files.isDirectory(p)
+                                            && p.getFileName().toString().startsWith("chk-"))
+                    .toList();
         }
     }
 
@@ -242,8 +274,8 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
         }
 
         @Override
-        public CheckpointStateOutputStream createCheckpointStateOutputStream(CheckpointedStateScope scope)
-                throws IOException {
+        public CheckpointStateOutputStream createCheckpointStateOutputStream(
+                CheckpointedStateScope scope) throws IOException {
             if (allowed-- <= 0) {
                 throw new IOException("injected upload failure");
             }
@@ -251,12 +283,14 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
         }
 
         @Override
-        public boolean canFastDuplicate(StreamStateHandle stateHandle, CheckpointedStateScope scope) {
+        public boolean canFastDuplicate(
+                StreamStateHandle stateHandle, CheckpointedStateScope scope) {
             return false;
         }
 
         @Override
-        public List<StreamStateHandle> duplicate(List<StreamStateHandle> stateHandles, CheckpointedStateScope scope) {
+        public List<StreamStateHandle> duplicate(
+                List<StreamStateHandle> stateHandles, CheckpointedStateScope scope) {
             throw new UnsupportedOperationException();
         }
     }

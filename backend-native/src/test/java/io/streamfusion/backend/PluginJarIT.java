@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The plugin jar a user drops into Flink's lib/: what it holds, and that it works when loaded
- * by a class loader of its own, as Flink loads backends from the user-code class loader.
+ * The plugin jar a user drops into Flink's lib/: what it holds, and that it works when loaded by a
+ * class loader of its own, as Flink loads backends from the user-code class loader.
  */
 class PluginJarIT {
 
@@ -43,26 +43,39 @@ class PluginJarIT {
             for (Enumeration<JarEntry> entries = jar.entries(); entries.hasMoreElements(); ) {
                 String name = entries.nextElement().getName();
                 alias |= name.equals("streamfusion.class");
-                library |= name.equals("streamfusion/native/" + NativeLibrary.platform() + "/libstreamfusion.so");
-                if (name.endsWith(".class") && !name.equals("streamfusion.class")
-                        && !name.startsWith("io/streamfusion/") && !name.startsWith("META-INF/versions/")) {
+                library |=
+                        name.equals(
+                                "streamfusion/native/"
+                                        + NativeLibrary.platform()
+                                        + "/libstreamfusion.so");
+                if (name.endsWith(".class")
+                        && !name.equals("streamfusion.class")
+                        && !name.startsWith("io/streamfusion/")
+                        && !name.startsWith("META-INF/versions/")) {
                     foreign.add(name);
                 }
             }
         }
         assertTrue(alias, "the short-name class 'streamfusion' is in the unnamed package");
         assertTrue(library, "the native library is packed under its platform folder");
-        assertEquals(List.of(), foreign, "third-party classes must be relocated under io.streamfusion.shaded");
+        assertEquals(
+                List.of(),
+                foreign,
+                "third-party classes must be relocated under io.streamfusion.shaded");
     }
 
     @Test
     void loadsFromAFreshClassLoaderAndCreatesTheBackendByShortName() throws Exception {
-        try (URLClassLoader loader = new ChildFirstLoader(pluginJar(), getClass().getClassLoader())) {
+        try (URLClassLoader loader =
+                new ChildFirstLoader(pluginJar(), getClass().getClassLoader())) {
             Class<?> alias = Class.forName("streamfusion", false, loader);
             assertSame(loader, alias.getClassLoader(), "the alias must come from the plugin jar");
             Object factory = alias.getConstructor().newInstance();
             Object backend =
-                    alias.getMethod("createFromConfig", org.apache.flink.configuration.ReadableConfig.class, ClassLoader.class)
+                    alias.getMethod(
+                                    "createFromConfig",
+                                    org.apache.flink.configuration.ReadableConfig.class,
+                                    ClassLoader.class)
                             .invoke(factory, new Configuration(), loader);
             assertEquals(StreamFusionStateBackend.class.getName(), backend.getClass().getName());
             assertSame(loader, backend.getClass().getClassLoader());

@@ -21,7 +21,8 @@ class StreamFusionConfigTest {
 
     @Test
     void defaultsApplyWhenNothingIsSet() {
-        StreamFusionConfig config = StreamFusionConfig.from(new Configuration(), StreamFusionConfig.defaults());
+        StreamFusionConfig config =
+                StreamFusionConfig.from(new Configuration(), StreamFusionConfig.defaults());
         assertEquals(null, config.fixedMemoryPerSlot());
         assertEquals(0.5, config.writeBufferRatio());
         File[] fallback = {new File("/tmp/a")};
@@ -37,7 +38,9 @@ class StreamFusionConfigTest {
         StreamFusionConfig config = StreamFusionConfig.from(flink, StreamFusionConfig.defaults());
         assertEquals(MemorySize.parse("128mb"), config.fixedMemoryPerSlot());
         assertEquals(0.25, config.writeBufferRatio());
-        assertEquals(List.of(new File("/data/a"), new File("/data/b")), config.localDirectoriesOr(new File[0]));
+        assertEquals(
+                List.of(new File("/data/a"), new File("/data/b")),
+                config.localDirectoriesOr(new File[0]));
     }
 
     @Test
@@ -45,9 +48,12 @@ class StreamFusionConfigTest {
         Configuration flink = new Configuration();
         flink.setString(StreamFusionOptions.FIXED_MEMORY_PER_SLOT.key(), "10kb");
         IllegalConfigurationException e =
-                assertThrows(IllegalConfigurationException.class,
+                assertThrows(
+                        IllegalConfigurationException.class,
                         () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()));
-        assertTrue(e.getMessage().contains("'state.backend.streamfusion.memory.fixed-per-slot'"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("'state.backend.streamfusion.memory.fixed-per-slot'"),
+                e.getMessage());
         assertTrue(e.getMessage().contains("at least 1mb"), e.getMessage());
     }
 
@@ -56,9 +62,14 @@ class StreamFusionConfigTest {
         Configuration flink = new Configuration();
         flink.setString(StreamFusionOptions.FIXED_MEMORY_PER_SLOT.key(), "lots");
         IllegalConfigurationException e =
-                assertThrows(IllegalConfigurationException.class,
-                        () -> new StreamFusionStateBackendFactory().createFromConfig(flink, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("'state.backend.streamfusion.memory.fixed-per-slot'"), e.getMessage());
+                assertThrows(
+                        IllegalConfigurationException.class,
+                        () ->
+                                new StreamFusionStateBackendFactory()
+                                        .createFromConfig(flink, getClass().getClassLoader()));
+        assertTrue(
+                e.getMessage().contains("'state.backend.streamfusion.memory.fixed-per-slot'"),
+                e.getMessage());
         assertTrue(e.getMessage().contains("memory size"), e.getMessage());
     }
 
@@ -68,9 +79,14 @@ class StreamFusionConfigTest {
             Configuration flink = new Configuration();
             flink.setString(StreamFusionOptions.WRITE_BUFFER_RATIO.key(), bad);
             IllegalConfigurationException e =
-                    assertThrows(IllegalConfigurationException.class,
-                            () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()), bad);
-            assertTrue(e.getMessage().contains("'state.backend.streamfusion.memory.write-buffer-ratio'"), e.getMessage());
+                    assertThrows(
+                            IllegalConfigurationException.class,
+                            () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()),
+                            bad);
+            assertTrue(
+                    e.getMessage()
+                            .contains("'state.backend.streamfusion.memory.write-buffer-ratio'"),
+                    e.getMessage());
             assertTrue(e.getMessage().contains("strictly between 0 and 1"), e.getMessage());
         }
     }
@@ -79,13 +95,22 @@ class StreamFusionConfigTest {
     void writeBufferSizeIsReadAndATinyOrMalformedOneIsRejected() {
         Configuration flink = new Configuration();
         flink.setString(StreamFusionOptions.WRITE_BUFFER_SIZE.key(), "8mb");
-        assertEquals(8L << 20, StreamFusionConfig.from(flink, StreamFusionConfig.defaults()).writeBufferSize().getBytes());
+        assertEquals(
+                8L << 20,
+                StreamFusionConfig.from(flink, StreamFusionConfig.defaults())
+                        .writeBufferSize()
+                        .getBytes());
         for (String bad : new String[] {"1kb", "lots"}) {
             flink.setString(StreamFusionOptions.WRITE_BUFFER_SIZE.key(), bad);
             IllegalConfigurationException e =
-                    assertThrows(IllegalConfigurationException.class,
-                            () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()), bad);
-            assertTrue(e.getMessage().contains("'state.backend.streamfusion.memory.write-buffer-size'"), e.getMessage());
+                    assertThrows(
+                            IllegalConfigurationException.class,
+                            () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()),
+                            bad);
+            assertTrue(
+                    e.getMessage()
+                            .contains("'state.backend.streamfusion.memory.write-buffer-size'"),
+                    e.getMessage());
             assertTrue(e.getMessage().contains("64kb"), e.getMessage());
         }
     }
@@ -95,9 +120,11 @@ class StreamFusionConfigTest {
         Configuration flink = new Configuration();
         flink.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), "/data/a;relative/b");
         IllegalConfigurationException e =
-                assertThrows(IllegalConfigurationException.class,
+                assertThrows(
+                        IllegalConfigurationException.class,
                         () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()));
-        assertTrue(e.getMessage().contains("'state.backend.streamfusion.localdir'"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("'state.backend.streamfusion.localdir'"), e.getMessage());
         assertTrue(e.getMessage().contains("'relative/b' is not an absolute path"), e.getMessage());
     }
 
@@ -112,7 +139,8 @@ class StreamFusionConfigTest {
     private static IllegalConfigurationException rejected(String key, String value) {
         Configuration flink = new Configuration();
         flink.setString(key, value);
-        return assertThrows(IllegalConfigurationException.class,
+        return assertThrows(
+                IllegalConfigurationException.class,
                 () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()));
     }
 
@@ -120,7 +148,9 @@ class StreamFusionConfigTest {
     void checkpointAndTtlOptionsAreReadAndValidated() {
         StreamFusionConfig defaults = StreamFusionConfig.defaults();
         assertTrue(defaults.incrementalCheckpoints(), "incremental unless the job says otherwise");
-        assertEquals(new TtlCompactionSettings(true, 1000, Duration.ofDays(30)), defaults.ttlCompaction());
+        assertEquals(
+                new TtlCompactionSettings(true, 1000, Duration.ofDays(30)),
+                defaults.ttlCompaction());
 
         Configuration flink = new Configuration();
         flink.setString("execution.checkpointing.incremental", "false");
@@ -131,14 +161,25 @@ class StreamFusionConfigTest {
         assertEquals(false, config.incrementalCheckpoints());
         assertEquals(new TtlCompactionSettings(false, 50, Duration.ZERO), config.ttlCompaction());
 
-        IllegalConfigurationException e = rejected(StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES.key(), "0");
-        assertTrue(e.getMessage().contains("'state.backend.streamfusion.ttl.query-time-after-num-entries'"), e.getMessage());
+        IllegalConfigurationException e =
+                rejected(StreamFusionOptions.TTL_QUERY_TIME_AFTER_NUM_ENTRIES.key(), "0");
+        assertTrue(
+                e.getMessage()
+                        .contains("'state.backend.streamfusion.ttl.query-time-after-num-entries'"),
+                e.getMessage());
         assertTrue(e.getMessage().contains("positive whole number"), e.getMessage());
         e = rejected(StreamFusionOptions.TTL_PERIODIC_COMPACTION_TIME.key(), "soon");
-        assertTrue(e.getMessage().contains("'state.backend.streamfusion.ttl.periodic-compaction-time'"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("'state.backend.streamfusion.ttl.periodic-compaction-time'"),
+                e.getMessage());
         e = rejected(StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED.key(), "perhaps");
-        assertTrue(e.getMessage().contains("'state.backend.streamfusion.ttl.compaction-filter.enabled'"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("'state.backend.streamfusion.ttl.compaction-filter.enabled'"),
+                e.getMessage());
         e = rejected("execution.checkpointing.incremental", "sometimes");
-        assertTrue(e.getMessage().contains("'execution.checkpointing.incremental'"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("'execution.checkpointing.incremental'"), e.getMessage());
     }
 }

@@ -52,14 +52,17 @@ final class TestKeyedBackends {
         return new TestKeyedBackends(env, workDir);
     }
 
-    static <K> StreamFusionKeyedStateBackend<K> create(MockEnvironment env, File workDir, TypeSerializer<K> keySerializer)
-            throws Exception {
+    static <K> StreamFusionKeyedStateBackend<K> create(
+            MockEnvironment env, File workDir, TypeSerializer<K> keySerializer) throws Exception {
         return in(env, workDir).build(keySerializer);
     }
 
     /** A backend restored from {@code handles}, as a task restores it after a failure. */
     static <K> StreamFusionKeyedStateBackend<K> restore(
-            MockEnvironment env, File workDir, TypeSerializer<K> keySerializer, Collection<KeyedStateHandle> handles)
+            MockEnvironment env,
+            File workDir,
+            TypeSerializer<K> keySerializer,
+            Collection<KeyedStateHandle> handles)
             throws Exception {
         return in(env, workDir).restoring(handles).build(keySerializer);
     }
@@ -96,7 +99,8 @@ final class TestKeyedBackends {
         Configuration options = new Configuration(config);
         options.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), workDir.getAbsolutePath());
         StreamFusionStateBackend backend =
-                new StreamFusionStateBackend().configure(options, TestKeyedBackends.class.getClassLoader());
+                new StreamFusionStateBackend()
+                        .configure(options, TestKeyedBackends.class.getClassLoader());
         return (StreamFusionKeyedStateBackend<K>)
                 backend.createKeyedStateBackend(
                         new KeyedStateBackendParametersImpl<>(

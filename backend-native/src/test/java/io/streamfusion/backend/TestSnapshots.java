@@ -21,43 +21,64 @@ import java.util.concurrent.RunnableFuture;
 
 import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
 
-/** Takes snapshots of a keyed backend the way a task does, into checkpoint storage on local files. */
+/**
+ * Takes snapshots of a keyed backend the way a task does, into checkpoint storage on local files.
+ */
 final class TestSnapshots {
 
     private TestSnapshots() {}
 
-    /** Streams into {@code directory}; every state goes to its own file (no inlining of small state). */
-    static CheckpointStreamFactory fileStreams(File directory, long checkpointId) throws IOException {
+    /**
+     * Streams into {@code directory}; every state goes to its own file (no inlining of small
+     * state).
+     */
+    static CheckpointStreamFactory fileStreams(File directory, long checkpointId)
+            throws IOException {
         return new FileSystemCheckpointStorage(new Path(directory.toURI()), 0, -1)
                 .createCheckpointStorage(new JobID())
-                .resolveCheckpointStorageLocation(checkpointId, CheckpointStorageLocationReference.getDefault());
+                .resolveCheckpointStorageLocation(
+                        checkpointId, CheckpointStorageLocationReference.getDefault());
     }
 
-    static KeyedStateHandle checkpoint(StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams)
+    static KeyedStateHandle checkpoint(
+            StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams)
             throws Exception {
-        return run(backend.snapshot(id, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation()));
+        return run(
+                backend.snapshot(
+                        id, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation()));
     }
 
     /** A checkpoint, native savepoint, or full checkpoint of the given type. */
     static KeyedStateHandle snapshot(
-            StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams, SnapshotType type)
+            StreamFusionKeyedStateBackend<?> backend,
+            long id,
+            CheckpointStreamFactory streams,
+            SnapshotType type)
             throws Exception {
-        CheckpointOptions options = new CheckpointOptions(type, CheckpointStorageLocationReference.getDefault());
+        CheckpointOptions options =
+                new CheckpointOptions(type, CheckpointStorageLocationReference.getDefault());
         return run(backend.snapshot(id, id, streams, options));
     }
 
-    static KeyedStateHandle canonicalSavepoint(StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams)
+    static KeyedStateHandle canonicalSavepoint(
+            StreamFusionKeyedStateBackend<?> backend, long id, CheckpointStreamFactory streams)
             throws Exception {
         CheckpointOptions options =
                 new CheckpointOptions(
-                        SavepointType.savepoint(SavepointFormatType.CANONICAL), CheckpointStorageLocationReference.getDefault());
+                        SavepointType.savepoint(SavepointFormatType.CANONICAL),
+                        CheckpointStorageLocationReference.getDefault());
         return run(
-                new SnapshotStrategyRunner<>("canonical savepoint", new SavepointSnapshotStrategy<>(backend.savepoint().getSnapshotResources()),
-                                new CloseableRegistry(), ASYNCHRONOUS)
+                new SnapshotStrategyRunner<>(
+                                "canonical savepoint",
+                                new SavepointSnapshotStrategy<>(
+                                        backend.savepoint().getSnapshotResources()),
+                                new CloseableRegistry(),
+                                ASYNCHRONOUS)
                         .snapshot(id, id, streams, options));
     }
 
-    private static KeyedStateHandle run(RunnableFuture<SnapshotResult<KeyedStateHandle>> future) throws Exception {
+    private static KeyedStateHandle run(RunnableFuture<SnapshotResult<KeyedStateHandle>> future)
+            throws Exception {
         future.run();
         return future.get().getJobManagerOwnedSnapshot();
     }

@@ -36,13 +36,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The native TTL compaction filter physically removes expired entries of every state kind,
- * counted natively after a compaction; lists lose only their expired elements. Keys 0..99 are
- * written at time 0, keys 0..9 again at time 150; at time 200 (TTL 100) only keys 0..9 live.
+ * The native TTL compaction filter physically removes expired entries of every state kind, counted
+ * natively after a compaction; lists lose only their expired elements. Keys 0..99 are written at
+ * time 0, keys 0..9 again at time 150; at time 200 (TTL 100) only keys 0..9 live.
  */
 class TtlCompactionFilterTest extends MockEnvironmentTestBase {
 
-    private static final StateTtlConfig TTL = StateTtlConfig.newBuilder(Duration.ofMillis(100)).build();
+    private static final StateTtlConfig TTL =
+            StateTtlConfig.newBuilder(Duration.ofMillis(100)).build();
     private static final long KEYS = 100;
     private static final long REWRITTEN = 10;
 
@@ -59,17 +60,23 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
     private StreamFusionKeyedStateBackend<Long> backend(boolean filterEnabled) throws Exception {
         Configuration config = new Configuration();
         config.set(StreamFusionOptions.TTL_COMPACTION_FILTER_ENABLED, filterEnabled);
-        return TestKeyedBackends.in(env, dir).ttlTime(clock).config(config).build(LongSerializer.INSTANCE);
+        return TestKeyedBackends.in(env, dir)
+                .ttlTime(clock)
+                .config(config)
+                .build(LongSerializer.INSTANCE);
     }
 
     private static <S extends org.apache.flink.api.common.state.State> S state(
-            StreamFusionKeyedStateBackend<Long> backend, StateDescriptor<S, ?> descriptor) throws Exception {
+            StreamFusionKeyedStateBackend<Long> backend, StateDescriptor<S, ?> descriptor)
+            throws Exception {
         descriptor.enableTimeToLive(TTL);
-        return backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     /** Writes, expires, compacts; returns the values left in the state's column family. */
-    private List<byte[]> writeExpireAndCompact(StreamFusionKeyedStateBackend<Long> backend, String name, Writer writer)
+    private List<byte[]> writeExpireAndCompact(
+            StreamFusionKeyedStateBackend<Long> backend, String name, Writer writer)
             throws Exception {
         now = 0;
         for (long key = 0; key < KEYS; key++) {
@@ -82,11 +89,14 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
             writer.write(key);
         }
         NativeColumnFamily columnFamily = backend.nativeColumns().get(name);
-        assertTrue(columnFamily.countEntries() >= KEYS, "every entry is on disk before the compaction");
+        assertTrue(
+                columnFamily.countEntries() >= KEYS,
+                "every entry is on disk before the compaction");
         now = 200;
         columnFamily.compact();
         List<byte[]> values = new ArrayList<>();
-        EntryBatchReader entries = new EntryBatchReader(columnFamily.scanPrefix(new byte[0], null, 64 << 20));
+        EntryBatchReader entries =
+                new EntryBatchReader(columnFamily.scanPrefix(new byte[0], null, 64 << 20));
         while (entries.advance()) {
             values.add(entries.value());
         }
@@ -97,7 +107,8 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
     void valueStateEntriesAreRemoved() throws Exception {
         StreamFusionKeyedStateBackend<Long> backend = backend(true);
         try {
-            ValueState<Long> state = state(backend, new ValueStateDescriptor<>("value", LongSerializer.INSTANCE));
+            ValueState<Long> state =
+                    state(backend, new ValueStateDescriptor<>("value", LongSerializer.INSTANCE));
             assertEquals(REWRITTEN, writeExpireAndCompact(backend, "value", state::update).size());
             backend.setCurrentKey(3L);
             assertEquals(3L, state.value());
@@ -111,8 +122,13 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
         StreamFusionKeyedStateBackend<Long> backend = backend(true);
         try {
             MapState<String, Long> state =
-                    state(backend, new MapStateDescriptor<>("map", StringSerializer.INSTANCE, LongSerializer.INSTANCE));
-            assertEquals(REWRITTEN, writeExpireAndCompact(backend, "map", key -> state.put("k", key)).size());
+                    state(
+                            backend,
+                            new MapStateDescriptor<>(
+                                    "map", StringSerializer.INSTANCE, LongSerializer.INSTANCE));
+            assertEquals(
+                    REWRITTEN,
+                    writeExpireAndCompact(backend, "map", key -> state.put("k", key)).size());
         } finally {
             backend.dispose();
         }
@@ -123,11 +139,20 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
         StreamFusionKeyedStateBackend<Long> backend = backend(true);
         try {
             ReducingState<Long> reducing =
-                    state(backend, new ReducingStateDescriptor<>("reducing", Long::sum, LongSerializer.INSTANCE));
-            assertEquals(REWRITTEN, writeExpireAndCompact(backend, "reducing", reducing::add).size());
+                    state(
+                            backend,
+                            new ReducingStateDescriptor<>(
+                                    "reducing", Long::sum, LongSerializer.INSTANCE));
+            assertEquals(
+                    REWRITTEN, writeExpireAndCompact(backend, "reducing", reducing::add).size());
             AggregatingState<Long, Long> aggregating =
-                    state(backend, new AggregatingStateDescriptor<>("aggregating", new Sum(), LongSerializer.INSTANCE));
-            assertEquals(REWRITTEN, writeExpireAndCompact(backend, "aggregating", aggregating::add).size());
+                    state(
+                            backend,
+                            new AggregatingStateDescriptor<>(
+                                    "aggregating", new Sum(), LongSerializer.INSTANCE));
+            assertEquals(
+                    REWRITTEN,
+                    writeExpireAndCompact(backend, "aggregating", aggregating::add).size());
         } finally {
             backend.dispose();
         }
@@ -137,7 +162,8 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
     void fixedLengthListsLoseTheirExpiredElements() throws Exception {
         StreamFusionKeyedStateBackend<Long> backend = backend(true);
         try {
-            ListState<Long> state = state(backend, new ListStateDescriptor<>("fixed", LongSerializer.INSTANCE));
+            ListState<Long> state =
+                    state(backend, new ListStateDescriptor<>("fixed", LongSerializer.INSTANCE));
             List<byte[]> left = writeExpireAndCompact(backend, "fixed", state::add);
             assertEquals(REWRITTEN, left.size());
             // One TtlValue<Long> each: an 8-byte timestamp and an 8-byte long, no delimiter.
@@ -153,8 +179,12 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
     void variableLengthListsLoseTheirExpiredElementsThroughTheJvm() throws Exception {
         StreamFusionKeyedStateBackend<Long> backend = backend(true);
         try {
-            ListState<String> state = state(backend, new ListStateDescriptor<>("variable", StringSerializer.INSTANCE));
-            List<byte[]> left = writeExpireAndCompact(backend, "variable", key -> state.add("v" + key));
+            ListState<String> state =
+                    state(
+                            backend,
+                            new ListStateDescriptor<>("variable", StringSerializer.INSTANCE));
+            List<byte[]> left =
+                    writeExpireAndCompact(backend, "variable", key -> state.add("v" + key));
             assertEquals(REWRITTEN, left.size());
             // One element each: the timestamp, then "v<key>" (one length byte and two chars).
             left.forEach(value -> assertEquals(8 + 1 + 2, value.length));
@@ -169,7 +199,8 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
     void switchedOffTheFilterKeepsEverything() throws Exception {
         StreamFusionKeyedStateBackend<Long> backend = backend(false);
         try {
-            ValueState<Long> state = state(backend, new ValueStateDescriptor<>("value", LongSerializer.INSTANCE));
+            ValueState<Long> state =
+                    state(backend, new ValueStateDescriptor<>("value", LongSerializer.INSTANCE));
             assertEquals(KEYS, writeExpireAndCompact(backend, "value", state::update).size());
         } finally {
             backend.dispose();
@@ -180,10 +211,15 @@ class TtlCompactionFilterTest extends MockEnvironmentTestBase {
     void aStateCanOptOutOfBackgroundCleanup() throws Exception {
         StreamFusionKeyedStateBackend<Long> backend = backend(true);
         try {
-            ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("value", LongSerializer.INSTANCE);
-            descriptor.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMillis(100)).disableCleanupInBackground().build());
+            ValueStateDescriptor<Long> descriptor =
+                    new ValueStateDescriptor<>("value", LongSerializer.INSTANCE);
+            descriptor.enableTimeToLive(
+                    StateTtlConfig.newBuilder(Duration.ofMillis(100))
+                            .disableCleanupInBackground()
+                            .build());
             ValueState<Long> state =
-                    backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
             assertEquals(KEYS, writeExpireAndCompact(backend, "value", state::update).size());
         } finally {
             backend.dispose();

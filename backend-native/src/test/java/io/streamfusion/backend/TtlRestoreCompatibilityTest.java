@@ -23,27 +23,35 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Restoring TTL state from a native checkpoint: the values survive a changed time to live, and
- * an incompatible value serializer under TTL is refused with Flink's StateMigrationException
- * instead of reading the old bytes wrongly.
+ * Restoring TTL state from a native checkpoint: the values survive a changed time to live, and an
+ * incompatible value serializer under TTL is refused with Flink's StateMigrationException instead
+ * of reading the old bytes wrongly.
  */
 class TtlRestoreCompatibilityTest extends MockEnvironmentTestBase {
 
     @TempDir File dir;
 
-    private static <T> ValueStateDescriptor<T> withTtl(ValueStateDescriptor<T> descriptor, Duration ttl) {
+    private static <T> ValueStateDescriptor<T> withTtl(
+            ValueStateDescriptor<T> descriptor, Duration ttl) {
         descriptor.enableTimeToLive(StateTtlConfig.newBuilder(ttl).build());
         return descriptor;
     }
 
     private KeyedStateHandle checkpointWithTtlState() throws Exception {
-        StreamFusionKeyedStateBackend<Long> backend = TestKeyedBackends.create(env, new File(dir, "source"), LongSerializer.INSTANCE);
+        StreamFusionKeyedStateBackend<Long> backend =
+                TestKeyedBackends.create(env, new File(dir, "source"), LongSerializer.INSTANCE);
         try {
-            ValueState<Long> state = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                    withTtl(new ValueStateDescriptor<>("guarded", LongSerializer.INSTANCE), Duration.ofDays(1)));
+            ValueState<Long> state =
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            withTtl(
+                                    new ValueStateDescriptor<>("guarded", LongSerializer.INSTANCE),
+                                    Duration.ofDays(1)));
             backend.setCurrentKey(1L);
             state.update(41L);
-            return TestSnapshots.checkpoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            return TestSnapshots.checkpoint(
+                    backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
         } finally {
             backend.dispose();
         }
@@ -52,10 +60,19 @@ class TtlRestoreCompatibilityTest extends MockEnvironmentTestBase {
     @Test
     void aLongerTimeToLiveKeepsTheValues() throws Exception {
         StreamFusionKeyedStateBackend<Long> restored =
-                TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(checkpointWithTtlState()));
+                TestKeyedBackends.restore(
+                        env,
+                        new File(dir, "restored"),
+                        LongSerializer.INSTANCE,
+                        List.of(checkpointWithTtlState()));
         try {
-            ValueState<Long> state = restored.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                    withTtl(new ValueStateDescriptor<>("guarded", LongSerializer.INSTANCE), Duration.ofDays(2)));
+            ValueState<Long> state =
+                    restored.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            withTtl(
+                                    new ValueStateDescriptor<>("guarded", LongSerializer.INSTANCE),
+                                    Duration.ofDays(2)));
             restored.setCurrentKey(1L);
             assertEquals(41L, state.value());
         } finally {
@@ -66,12 +83,26 @@ class TtlRestoreCompatibilityTest extends MockEnvironmentTestBase {
     @Test
     void anIncompatibleSerializerUnderTtlIsRefused() throws Exception {
         StreamFusionKeyedStateBackend<Long> restored =
-                TestKeyedBackends.restore(env, new File(dir, "restored"), LongSerializer.INSTANCE, List.of(checkpointWithTtlState()));
+                TestKeyedBackends.restore(
+                        env,
+                        new File(dir, "restored"),
+                        LongSerializer.INSTANCE,
+                        List.of(checkpointWithTtlState()));
         try {
-            Exception e = assertThrows(Exception.class, () -> restored.getPartitionedState(
-                    VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                    withTtl(new ValueStateDescriptor<>("guarded", StringSerializer.INSTANCE), Duration.ofDays(1))));
-            assertTrue(ExceptionUtils.findThrowable(e, StateMigrationException.class).isPresent(), String.valueOf(e));
+            Exception e =
+                    assertThrows(
+                            Exception.class,
+                            () ->
+                                    restored.getPartitionedState(
+                                            VoidNamespace.INSTANCE,
+                                            VoidNamespaceSerializer.INSTANCE,
+                                            withTtl(
+                                                    new ValueStateDescriptor<>(
+                                                            "guarded", StringSerializer.INSTANCE),
+                                                    Duration.ofDays(1))));
+            assertTrue(
+                    ExceptionUtils.findThrowable(e, StateMigrationException.class).isPresent(),
+                    String.valueOf(e));
         } finally {
             restored.dispose();
         }

@@ -30,13 +30,19 @@ class TtlSavepointCleanupTest extends MockEnvironmentTestBase {
     private final TtlTimeProvider clock = () -> now;
 
     private static ValueStateDescriptor<Long> descriptor() {
-        ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("expiring", LongSerializer.INSTANCE);
-        descriptor.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMillis(100)).cleanupFullSnapshot().build());
+        ValueStateDescriptor<Long> descriptor =
+                new ValueStateDescriptor<>("expiring", LongSerializer.INSTANCE);
+        descriptor.enableTimeToLive(
+                StateTtlConfig.newBuilder(Duration.ofMillis(100)).cleanupFullSnapshot().build());
         return descriptor;
     }
 
-    private StreamFusionKeyedStateBackend<Long> backend(String name, List<KeyedStateHandle> handles) throws Exception {
-        return TestKeyedBackends.in(env, new File(dir, name)).restoring(handles).ttlTime(clock).build(LongSerializer.INSTANCE);
+    private StreamFusionKeyedStateBackend<Long> backend(String name, List<KeyedStateHandle> handles)
+            throws Exception {
+        return TestKeyedBackends.in(env, new File(dir, name))
+                .restoring(handles)
+                .ttlTime(clock)
+                .build(LongSerializer.INSTANCE);
     }
 
     @Test
@@ -46,7 +52,8 @@ class TtlSavepointCleanupTest extends MockEnvironmentTestBase {
         StreamFusionKeyedStateBackend<Long> backend = backend("source", List.of());
         try {
             ValueState<Long> state =
-                    backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor());
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor());
             now = 0;
             for (long key = 0; key < 100; key++) {
                 backend.setCurrentKey(key);
@@ -59,26 +66,40 @@ class TtlSavepointCleanupTest extends MockEnvironmentTestBase {
             }
             // Keys 10..99 expired at 100; keys 0..9 live until 160.
             now = 120;
-            savepoint = TestSnapshots.canonicalSavepoint(backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
-            checkpoint = TestSnapshots.checkpoint(backend, 2, TestSnapshots.fileStreams(new File(dir, "storage"), 2));
+            savepoint =
+                    TestSnapshots.canonicalSavepoint(
+                            backend, 1, TestSnapshots.fileStreams(new File(dir, "storage"), 1));
+            checkpoint =
+                    TestSnapshots.checkpoint(
+                            backend, 2, TestSnapshots.fileStreams(new File(dir, "storage"), 2));
         } finally {
             backend.dispose();
         }
-        StreamFusionKeyedStateBackend<Long> fromSavepoint = backend("from-savepoint", List.of(savepoint));
+        StreamFusionKeyedStateBackend<Long> fromSavepoint =
+                backend("from-savepoint", List.of(savepoint));
         try {
-            assertEquals(10, fromSavepoint.numKeyValueStateEntries(), "only unexpired entries are in the savepoint");
+            assertEquals(
+                    10,
+                    fromSavepoint.numKeyValueStateEntries(),
+                    "only unexpired entries are in the savepoint");
             ValueState<Long> state =
-                    fromSavepoint.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor());
+                    fromSavepoint.getPartitionedState(
+                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor());
             fromSavepoint.setCurrentKey(3L);
             assertEquals(1003L, state.value());
         } finally {
             fromSavepoint.dispose();
         }
-        StreamFusionKeyedStateBackend<Long> fromCheckpoint = backend("from-checkpoint", List.of(checkpoint));
+        StreamFusionKeyedStateBackend<Long> fromCheckpoint =
+                backend("from-checkpoint", List.of(checkpoint));
         try {
-            assertEquals(100, fromCheckpoint.numKeyValueStateEntries(), "a native checkpoint copies files as they are");
+            assertEquals(
+                    100,
+                    fromCheckpoint.numKeyValueStateEntries(),
+                    "a native checkpoint copies files as they are");
             ValueState<Long> state =
-                    fromCheckpoint.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor());
+                    fromCheckpoint.getPartitionedState(
+                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor());
             fromCheckpoint.setCurrentKey(50L);
             assertNull(state.value(), "expired entries stay invisible");
         } finally {

@@ -28,9 +28,9 @@ import java.util.Collections;
 import java.util.Locale;
 
 /**
- * A keyed backend of one of the three kinds a benchmark compares, built the way a task builds
- * it (Flink's {@code MockEnvironment}, managed memory, 128 key groups), with {@code Long} keys.
- * Each backend gets the same managed memory budget.
+ * A keyed backend of one of the three kinds a benchmark compares, built the way a task builds it
+ * (Flink's {@code MockEnvironment}, managed memory, 128 key groups), with {@code Long} keys. Each
+ * backend gets the same managed memory budget.
  */
 public final class BackendUnderTest implements AutoCloseable {
 
@@ -44,7 +44,10 @@ public final class BackendUnderTest implements AutoCloseable {
     private final CheckpointableKeyedStateBackend<Long> keyedBackend;
     private final File workDirectory;
 
-    private BackendUnderTest(MockEnvironment environment, CheckpointableKeyedStateBackend<Long> keyedBackend, File workDirectory) {
+    private BackendUnderTest(
+            MockEnvironment environment,
+            CheckpointableKeyedStateBackend<Long> keyedBackend,
+            File workDirectory) {
         this.environment = environment;
         this.keyedBackend = keyedBackend;
         this.workDirectory = workDirectory;
@@ -55,11 +58,15 @@ public final class BackendUnderTest implements AutoCloseable {
     }
 
     /** A backend for some key groups, restored from {@code handles}, as a rescaled subtask is. */
-    public static BackendUnderTest create(String kind, KeyGroupRange keyGroups, Collection<KeyedStateHandle> handles)
+    public static BackendUnderTest create(
+            String kind, KeyGroupRange keyGroups, Collection<KeyedStateHandle> handles)
             throws Exception {
         File work = Files.createTempDirectory("streamfusion-bench-" + kind + "-").toFile();
         MockEnvironment env =
-                MockEnvironment.builder().setManagedMemorySize(MANAGED_MEMORY).setMaxParallelism(MAX_PARALLELISM).build();
+                MockEnvironment.builder()
+                        .setManagedMemorySize(MANAGED_MEMORY)
+                        .setMaxParallelism(MAX_PARALLELISM)
+                        .build();
         AbstractStateBackend backend = stateBackend(kind, work);
         CheckpointableKeyedStateBackend<Long> keyed =
                 backend.createKeyedStateBackend(
@@ -94,12 +101,15 @@ public final class BackendUnderTest implements AutoCloseable {
                 return new EmbeddedRocksDBStateBackend().configure(config, loader);
             case "streamfusion":
             case "streamfusion-nocache":
-                config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
+                config.setString(
+                        StreamFusionOptions.LOCAL_DIRECTORIES.key(), work.getAbsolutePath());
                 config.set(StreamFusionOptions.CACHE_ENABLED, !kind.endsWith("-nocache"));
                 return new StreamFusionStateBackend().configure(config, loader);
             default:
                 throw new IllegalArgumentException(
-                        "Unknown backend '" + kind + "'; use hashmap, rocksdb, streamfusion or streamfusion-nocache");
+                        "Unknown backend '"
+                                + kind
+                                + "'; use hashmap, rocksdb, streamfusion or streamfusion-nocache");
         }
     }
 

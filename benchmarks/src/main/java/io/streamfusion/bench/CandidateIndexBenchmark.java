@@ -16,12 +16,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One upsert-materializer step per operation at a steady number of candidates per key: append
- * a new candidate, retract the oldest one, read the latest. StreamFusion runs its disk-backed
- * candidate index; {@code rocksdb} and {@code hashmap} run the structure of Flink's legacy
- * {@code SinkUpsertMaterializer}, a {@code ValueState<List>} read and rewritten whole on every
- * change. {@link SequencedMultiSetBenchmark} runs Flink 2.2's newer structure. Run with few keys
- * ({@code -p keys=10}, as bin/bench does): the point is many candidates per key.
+ * One upsert-materializer step per operation at a steady number of candidates per key: append a new
+ * candidate, retract the oldest one, read the latest. StreamFusion runs its disk-backed candidate
+ * index; {@code rocksdb} and {@code hashmap} run the structure of Flink's legacy {@code
+ * SinkUpsertMaterializer}, a {@code ValueState<List>} read and rewritten whole on every change.
+ * {@link SequencedMultiSetBenchmark} runs Flink 2.2's newer structure. Run with few keys ({@code -p
+ * keys=10}, as bin/bench does): the point is many candidates per key.
  */
 public class CandidateIndexBenchmark extends UpsertStepBenchmarkBase {
 
@@ -34,7 +34,10 @@ public class CandidateIndexBenchmark extends UpsertStepBenchmarkBase {
         if (underTest.keyed() instanceof CandidateIndexBackend<?> candidates) {
             index = candidates.getCandidateIndexState("candidates", StringSerializer.INSTANCE);
         } else {
-            list = registerState(new ValueStateDescriptor<>("candidates", new ListSerializer<>(StringSerializer.INSTANCE)));
+            list =
+                    registerState(
+                            new ValueStateDescriptor<>(
+                                    "candidates", new ListSerializer<>(StringSerializer.INSTANCE)));
         }
         for (int key = 0; key < keys; key++) {
             underTest.keyed().setCurrentKey((long) key);

@@ -28,7 +28,8 @@ final class KeySequence {
                 }
                 break;
             default:
-                throw new IllegalArgumentException("Unknown key distribution '" + distribution + "'; use uniform or zipf");
+                throw new IllegalArgumentException(
+                        "Unknown key distribution '" + distribution + "'; use uniform or zipf");
         }
     }
 

@@ -8,7 +8,6 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-
 import org.openjdk.jmh.annotations.TearDown;
 
 import java.util.SplittableRandom;
@@ -35,9 +34,12 @@ public abstract class KeyedStateBenchmarkBase {
     }
 
     /** Registers a state in the void namespace, as a keyed operator does. */
-    protected final <S extends State> S registerState(StateDescriptor<S, ?> descriptor) throws Exception {
-        return underTest.keyed()
-                .getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+    protected final <S extends State> S registerState(StateDescriptor<S, ?> descriptor)
+            throws Exception {
+        return underTest
+                .keyed()
+                .getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     /** Makes a uniformly random key of {@code [0, keys)} current. */

@@ -11,8 +11,8 @@ import org.openjdk.jmh.annotations.Setup;
 import java.util.List;
 
 /**
- * ListState add, get and update over uniformly random keys, each list starting with a few
- * elements, in the manner of Flink's ListStateBenchmark.
+ * ListState add, get and update over uniformly random keys, each list starting with a few elements,
+ * in the manner of Flink's ListStateBenchmark.
  */
 public class ListStateBenchmark extends KeyedStateBenchmarkBase {
 

@@ -12,8 +12,8 @@ import org.openjdk.jmh.infra.Blackhole;
 import java.util.Map;
 
 /**
- * MapState get, put, contains and iterate over uniformly random keys with a few user keys
- * each, in the manner of Flink's MapStateBenchmark.
+ * MapState get, put, contains and iterate over uniformly random keys with a few user keys each, in
+ * the manner of Flink's MapStateBenchmark.
  */
 public class MapStateBenchmark extends KeyedStateBenchmarkBase {
 
@@ -24,7 +24,10 @@ public class MapStateBenchmark extends KeyedStateBenchmarkBase {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         createBackend();
-        state = registerState(new MapStateDescriptor<>("map", LongSerializer.INSTANCE, LongSerializer.INSTANCE));
+        state =
+                registerState(
+                        new MapStateDescriptor<>(
+                                "map", LongSerializer.INSTANCE, LongSerializer.INSTANCE));
         for (long key = 0; key < keys; key++) {
             underTest.keyed().setCurrentKey(key);
             for (long userKey = 0; userKey < USER_KEYS; userKey++) {

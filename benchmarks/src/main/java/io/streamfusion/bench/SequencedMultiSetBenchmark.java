@@ -34,12 +34,12 @@ import java.util.HashMap;
 import java.util.Objects;
 
 /**
- * The same upsert-materializer step as {@link CandidateIndexBenchmark} (append a candidate,
- * retract the oldest), on the structure of Flink 2.2's {@code SinkUpsertMaterializerV2}: its
- * {@code SequencedMultiSetState} with the MAP or ADAPTIVE strategy
- * ({@code table.exec.sink.upsert-materialize-strategy.type}), built through a task's runtime
- * context on each backend. The retracted row is never the latest, so, as in the operator, the
- * step reads no latest row; the candidate index step does, so this comparison favours Flink.
+ * The same upsert-materializer step as {@link CandidateIndexBenchmark} (append a candidate, retract
+ * the oldest), on the structure of Flink 2.2's {@code SinkUpsertMaterializerV2}: its {@code
+ * SequencedMultiSetState} with the MAP or ADAPTIVE strategy ({@code
+ * table.exec.sink.upsert-materialize-strategy.type}), built through a task's runtime context on
+ * each backend. The retracted row is never the latest, so, as in the operator, the step reads no
+ * latest row; the candidate index step does, so this comparison favours Flink.
  */
 public class SequencedMultiSetBenchmark extends UpsertStepBenchmarkBase {
 
@@ -69,16 +69,24 @@ public class SequencedMultiSetBenchmark extends UpsertStepBenchmarkBase {
 
     /** The row of {@link CandidateIndexBenchmark}'s string, as the planner's internal row. */
     private static RowData row(int key, long sequence) {
-        return GenericRowData.of((long) key, sequence, StringData.fromString("0123456789abcdefghijklmnopqrstuvwxyz"));
+        return GenericRowData.of(
+                (long) key,
+                sequence,
+                StringData.fromString("0123456789abcdefghijklmnopqrstuvwxyz"));
     }
 
     private SequencedMultiSetStateContext context() {
-        RowDataSerializer rows = new RowDataSerializer(new BigIntType(), new BigIntType(), new VarCharType(64));
-        SequencedMultiSetStateConfig config = "MAP".equals(strategy)
-                ? SequencedMultiSetStateConfig.forMap(TimeDomain.PROCESSING_TIME, StateTtlConfig.DISABLED)
-                : SequencedMultiSetStateConfig.adaptive(TimeDomain.PROCESSING_TIME, null, null, StateTtlConfig.DISABLED);
+        RowDataSerializer rows =
+                new RowDataSerializer(new BigIntType(), new BigIntType(), new VarCharType(64));
+        SequencedMultiSetStateConfig config =
+                "MAP".equals(strategy)
+                        ? SequencedMultiSetStateConfig.forMap(
+                                TimeDomain.PROCESSING_TIME, StateTtlConfig.DISABLED)
+                        : SequencedMultiSetStateConfig.adaptive(
+                                TimeDomain.PROCESSING_TIME, null, null, StateTtlConfig.DISABLED);
         // Without an upsert key the operator compares whole rows; the planner generates these two.
-        return new SequencedMultiSetStateContext(rows, new WholeRowEquality(), new WholeRowHash(), rows, row -> row, config);
+        return new SequencedMultiSetStateContext(
+                rows, new WholeRowEquality(), new WholeRowHash(), rows, row -> row, config);
     }
 
     private StreamingRuntimeContext runtimeContext() {
@@ -88,17 +96,21 @@ public class SequencedMultiSetBenchmark extends UpsertStepBenchmarkBase {
                 UnregisteredMetricsGroup.createOperatorMetricGroup(),
                 new OperatorID(),
                 null,
-                new DefaultKeyedStateStore(underTest.keyed(), new SerializerFactory() {
-                    @Override
-                    public <T> TypeSerializer<T> createSerializer(TypeInformation<T> type) {
-                        return type.createSerializer(new SerializerConfigImpl());
-                    }
-                }),
+                new DefaultKeyedStateStore(
+                        underTest.keyed(),
+                        new SerializerFactory() {
+                            @Override
+                            public <T> TypeSerializer<T> createSerializer(TypeInformation<T> type) {
+                                return type.createSerializer(new SerializerConfigImpl());
+                            }
+                        }),
                 ExternalResourceInfoProvider.NO_EXTERNAL_RESOURCES);
     }
 
     private static boolean sameRow(RowData a, RowData b) {
-        return a.getLong(0) == b.getLong(0) && a.getLong(1) == b.getLong(1) && a.getString(2).equals(b.getString(2));
+        return a.getLong(0) == b.getLong(0)
+                && a.getLong(1) == b.getLong(1)
+                && a.getString(2).equals(b.getString(2));
     }
 
     /** What the planner's generated equaliser does for this row type. */

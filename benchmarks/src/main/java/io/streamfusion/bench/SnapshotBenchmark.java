@@ -42,9 +42,9 @@ import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
 
 /**
  * Snapshot and restore costs at scale, for each backend in the same run: the synchronous and
- * asynchronous phases of checkpoints, bytes uploaded after 1% of the keys change, restore with
- * and without rescaling, and canonical savepoints. State is a value, a two-element list and a
- * two-entry map per key. Every restore is checked against the written values.
+ * asynchronous phases of checkpoints, bytes uploaded after 1% of the keys change, restore with and
+ * without rescaling, and canonical savepoints. State is a value, a two-element list and a two-entry
+ * map per key. Every restore is checked against the written values.
  *
  * <p>Usage: {@code SnapshotBenchmark <output.json> [keys] [repeats] [backend,...]}. Writes records
  * in the format of {@code bin/lib/bench_report.py}.
@@ -52,13 +52,18 @@ import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
 public final class SnapshotBenchmark {
 
     private static final String SUITE = "snapshots";
-    private static final KeyGroupRange ALL = new KeyGroupRange(0, BackendUnderTest.MAX_PARALLELISM - 1);
-    private static final KeyGroupRange LOWER = new KeyGroupRange(0, BackendUnderTest.MAX_PARALLELISM / 2 - 1);
+    private static final KeyGroupRange ALL =
+            new KeyGroupRange(0, BackendUnderTest.MAX_PARALLELISM - 1);
+    private static final KeyGroupRange LOWER =
+            new KeyGroupRange(0, BackendUnderTest.MAX_PARALLELISM / 2 - 1);
     private static final KeyGroupRange UPPER =
-            new KeyGroupRange(BackendUnderTest.MAX_PARALLELISM / 2, BackendUnderTest.MAX_PARALLELISM - 1);
+            new KeyGroupRange(
+                    BackendUnderTest.MAX_PARALLELISM / 2, BackendUnderTest.MAX_PARALLELISM - 1);
 
-    private final ValueStateDescriptor<Long> values = new ValueStateDescriptor<>("values", LongSerializer.INSTANCE);
-    private final ListStateDescriptor<Long> lists = new ListStateDescriptor<>("lists", LongSerializer.INSTANCE);
+    private final ValueStateDescriptor<Long> values =
+            new ValueStateDescriptor<>("values", LongSerializer.INSTANCE);
+    private final ListStateDescriptor<Long> lists =
+            new ListStateDescriptor<>("lists", LongSerializer.INSTANCE);
     private final MapStateDescriptor<Long, Long> maps =
             new MapStateDescriptor<>("maps", LongSerializer.INSTANCE, LongSerializer.INSTANCE);
 
@@ -68,6 +73,7 @@ public final class SnapshotBenchmark {
     private final File storage;
     private final SharedStateRegistryImpl registry = new SharedStateRegistryImpl();
     private final List<String> records = new ArrayList<>();
+
     /** Version written to each key's value state, by key; the last 1% wave wins. */
     private final long[] valueVersion;
 
@@ -75,20 +81,27 @@ public final class SnapshotBenchmark {
         this.backend = backend;
         this.keys = keys;
         this.repeats = repeats;
-        this.storage = Files.createTempDirectory("streamfusion-snapshot-bench-" + backend + "-").toFile();
+        this.storage =
+                Files.createTempDirectory("streamfusion-snapshot-bench-" + backend + "-").toFile();
         this.valueVersion = new long[Math.toIntExact(keys)];
     }
 
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
-            throw new IllegalArgumentException("Usage: SnapshotBenchmark <output.json> [keys] [repeats] [backend,...]");
+            throw new IllegalArgumentException(
+                    "Usage: SnapshotBenchmark <output.json> [keys] [repeats] [backend,...]");
         }
         long keys = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000L;
         int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         String[] backends = args.length > 3 ? args[3].split(",") : BackendUnderTest.ALL;
         List<String> all = new ArrayList<>();
         for (String backend : backends) {
-            System.err.printf(Locale.ROOT, "== snapshots: %s, %,d keys, %d repeats%n", backend, keys, repeats);
+            System.err.printf(
+                    Locale.ROOT,
+                    "== snapshots: %s, %,d keys, %d repeats%n",
+                    backend,
+                    keys,
+                    repeats);
             SnapshotBenchmark run = new SnapshotBenchmark(backend, keys, repeats);
             try {
                 run.run();
@@ -97,7 +110,8 @@ public final class SnapshotBenchmark {
             }
             all.addAll(run.records);
         }
-        try (Writer out = Files.newBufferedWriter(new File(args[0]).toPath(), StandardCharsets.UTF_8)) {
+        try (Writer out =
+                Files.newBufferedWriter(new File(args[0]).toPath(), StandardCharsets.UTF_8)) {
             out.write("[\n" + String.join(",\n", all) + "\n]\n");
         }
     }
@@ -131,7 +145,10 @@ public final class SnapshotBenchmark {
             long savepointStart = System.nanoTime();
             KeyedStateHandle savepoint = canonicalSavepoint(keyed, 50);
             record("canonical savepoint: write", "ms", millisSince(savepointStart));
-            System.err.printf(Locale.ROOT, "   checkpoints and savepoint done in %,d ms%n", (long) millisSince(start));
+            System.err.printf(
+                    Locale.ROOT,
+                    "   checkpoints and savepoint done in %,d ms%n",
+                    (long) millisSince(start));
 
             restoreTimed("canonical savepoint: restore", ALL, List.of(savepoint));
         }
@@ -141,7 +158,8 @@ public final class SnapshotBenchmark {
         long scaleOut = 0;
         for (KeyGroupRange half : List.of(LOWER, UPPER)) {
             long start = System.nanoTime();
-            try (BackendUnderTest restored = BackendUnderTest.create(backend, half, List.of(latest))) {
+            try (BackendUnderTest restored =
+                    BackendUnderTest.create(backend, half, List.of(latest))) {
                 scaleOut += System.nanoTime() - start;
                 verify(restored.keyed(), half);
                 halves.add(checkpoint(restored.keyed(), 100 + halves.size()).handle);
@@ -151,7 +169,8 @@ public final class SnapshotBenchmark {
         restoreTimed("restore rescaling 2 -> 1", ALL, halves);
     }
 
-    private void restoreTimed(String name, KeyGroupRange range, List<KeyedStateHandle> handles) throws Exception {
+    private void restoreTimed(String name, KeyGroupRange range, List<KeyedStateHandle> handles)
+            throws Exception {
         long start = System.nanoTime();
         try (BackendUnderTest restored = BackendUnderTest.create(backend, range, handles)) {
             record(name, "ms", millisSince(start));
@@ -160,9 +179,15 @@ public final class SnapshotBenchmark {
     }
 
     private void load(CheckpointableKeyedStateBackend<Long> keyed) throws Exception {
-        ValueState<Long> value = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, values);
-        ListState<Long> list = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, lists);
-        MapState<Long, Long> map = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, maps);
+        ValueState<Long> value =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, values);
+        ListState<Long> list =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, lists);
+        MapState<Long, Long> map =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, maps);
         for (long key = 0; key < keys; key++) {
             keyed.setCurrentKey(key);
             value.update(key);
@@ -174,8 +199,11 @@ public final class SnapshotBenchmark {
     }
 
     /** Rewrites the value state of a different 1% of the keys in each wave. */
-    private void changeOnePercent(CheckpointableKeyedStateBackend<Long> keyed, int wave) throws Exception {
-        ValueState<Long> value = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, values);
+    private void changeOnePercent(CheckpointableKeyedStateBackend<Long> keyed, int wave)
+            throws Exception {
+        ValueState<Long> value =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, values);
         long share = Math.max(1, keys / 100);
         for (long key = wave * share; key < Math.min(keys, (wave + 1) * share); key++) {
             keyed.setCurrentKey(key);
@@ -185,13 +213,22 @@ public final class SnapshotBenchmark {
     }
 
     /** Checks a sample of keys in {@code range}: every state kind, the latest value version. */
-    private void verify(CheckpointableKeyedStateBackend<Long> keyed, KeyGroupRange range) throws Exception {
-        ValueState<Long> value = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, values);
-        ListState<Long> list = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, lists);
-        MapState<Long, Long> map = keyed.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, maps);
+    private void verify(CheckpointableKeyedStateBackend<Long> keyed, KeyGroupRange range)
+            throws Exception {
+        ValueState<Long> value =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, values);
+        ListState<Long> list =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, lists);
+        MapState<Long, Long> map =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, maps);
         int checked = 0;
         for (long key = 0; key < keys && checked < 1_000; key += 97) {
-            int group = org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(key, BackendUnderTest.MAX_PARALLELISM);
+            int group =
+                    org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(
+                            key, BackendUnderTest.MAX_PARALLELISM);
             if (!range.contains(group)) {
                 continue;
             }
@@ -199,9 +236,21 @@ public final class SnapshotBenchmark {
             long expected = key + valueVersion[(int) key] * keys;
             List<Long> elements = new ArrayList<>();
             list.get().forEach(elements::add);
-            if (value.value() != expected || !elements.equals(List.of(key, key + 1)) || map.get(2L) != key + 1) {
-                throw new IllegalStateException(backend + " restored key " + key + " wrongly: value " + value.value()
-                        + " (expected " + expected + "), list " + elements + ", map " + map.get(2L));
+            if (value.value() != expected
+                    || !elements.equals(List.of(key, key + 1))
+                    || map.get(2L) != key + 1) {
+                throw new IllegalStateException(
+                        backend
+                                + " restored key "
+                                + key
+                                + " wrongly: value "
+                                + value.value()
+                                + " (expected "
+                                + expected
+                                + "), list "
+                                + elements
+                                + ", map "
+                                + map.get(2L));
             }
             checked++;
         }
@@ -212,10 +261,12 @@ public final class SnapshotBenchmark {
 
     private record Timed(KeyedStateHandle handle, double syncMillis, double asyncMillis) {}
 
-    private Timed checkpoint(CheckpointableKeyedStateBackend<Long> keyed, long id) throws Exception {
+    private Timed checkpoint(CheckpointableKeyedStateBackend<Long> keyed, long id)
+            throws Exception {
         long start = System.nanoTime();
         RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                keyed.snapshot(id, id, streams(id), CheckpointOptions.forCheckpointWithDefaultLocation());
+                keyed.snapshot(
+                        id, id, streams(id), CheckpointOptions.forCheckpointWithDefaultLocation());
         double sync = millisSince(start);
         long asyncStart = System.nanoTime();
         future.run();
@@ -230,14 +281,17 @@ public final class SnapshotBenchmark {
         return new Timed(handle, sync, async);
     }
 
-    private KeyedStateHandle canonicalSavepoint(CheckpointableKeyedStateBackend<Long> keyed, long id) throws Exception {
+    private KeyedStateHandle canonicalSavepoint(
+            CheckpointableKeyedStateBackend<Long> keyed, long id) throws Exception {
         CheckpointOptions options =
                 new CheckpointOptions(
-                        SavepointType.savepoint(SavepointFormatType.CANONICAL), CheckpointStorageLocationReference.getDefault());
+                        SavepointType.savepoint(SavepointFormatType.CANONICAL),
+                        CheckpointStorageLocationReference.getDefault());
         RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
                 new SnapshotStrategyRunner<>(
                                 "canonical savepoint",
-                                new SavepointSnapshotStrategy<>(keyed.savepoint().getSnapshotResources()),
+                                new SavepointSnapshotStrategy<>(
+                                        keyed.savepoint().getSnapshotResources()),
                                 new CloseableRegistry(),
                                 ASYNCHRONOUS)
                         .snapshot(id, id, streams(id), options);
@@ -248,7 +302,8 @@ public final class SnapshotBenchmark {
     private CheckpointStreamFactory streams(long id) throws IOException {
         return new FileSystemCheckpointStorage(new Path(storage.toURI()), 0, -1)
                 .createCheckpointStorage(new JobID())
-                .resolveCheckpointStorageLocation(id, CheckpointStorageLocationReference.getDefault());
+                .resolveCheckpointStorageLocation(
+                        id, CheckpointStorageLocationReference.getDefault());
     }
 
     private static double millisSince(long startNanos) {
@@ -257,8 +312,12 @@ public final class SnapshotBenchmark {
 
     private void record(String name, String metric, double... runs) {
         String kind = backend.contains("-") ? backend.substring(0, backend.indexOf('-')) : backend;
-        String variant = backend.contains("-") ? " variant=" + backend.substring(backend.indexOf('-') + 1) : "";
+        String variant =
+                backend.contains("-")
+                        ? " variant=" + backend.substring(backend.indexOf('-') + 1)
+                        : "";
         records.add(BenchRecord.json(SUITE, name + " keys=" + keys + variant, kind, metric, runs));
-        System.err.printf(Locale.ROOT, "   %-50s %,14.1f %s%n", name, BenchRecord.median(runs), metric);
+        System.err.printf(
+                Locale.ROOT, "   %-50s %,14.1f %s%n", name, BenchRecord.median(runs), metric);
     }
 }

@@ -19,14 +19,15 @@ import java.time.Duration;
 
 /**
  * Value, list and map state with TTL at 1M keys, in the manner of Flink's TtlValueStateBenchmark
- * and its list and map twins: Flink's default TTL config (update on create and write, never
- * return expired, cleanup in background) with a TTL no entry reaches during the run, so every
- * access pays the TTL wrapping and, on RocksDB and StreamFusion, carries the compaction filter.
- * Each trial loads only the state its benchmark uses.
+ * and its list and map twins: Flink's default TTL config (update on create and write, never return
+ * expired, cleanup in background) with a TTL no entry reaches during the run, so every access pays
+ * the TTL wrapping and, on RocksDB and StreamFusion, carries the compaction filter. Each trial
+ * loads only the state its benchmark uses.
  */
 public class TtlStateBenchmark extends KeyedStateBenchmarkBase {
 
-    private static final StateTtlConfig TTL = StateTtlConfig.newBuilder(Duration.ofHours(1)).build();
+    private static final StateTtlConfig TTL =
+            StateTtlConfig.newBuilder(Duration.ofHours(1)).build();
 
     private ValueState<Long> value;
     private ListState<Long> list;
@@ -37,11 +38,21 @@ public class TtlStateBenchmark extends KeyedStateBenchmarkBase {
         createBackend();
         String benchmark = params.getBenchmark();
         if (benchmark.contains("ttlValue")) {
-            value = registerState(withTtl(new ValueStateDescriptor<>("value", LongSerializer.INSTANCE)));
+            value =
+                    registerState(
+                            withTtl(new ValueStateDescriptor<>("value", LongSerializer.INSTANCE)));
         } else if (benchmark.contains("ttlList")) {
-            list = registerState(withTtl(new ListStateDescriptor<>("list", LongSerializer.INSTANCE)));
+            list =
+                    registerState(
+                            withTtl(new ListStateDescriptor<>("list", LongSerializer.INSTANCE)));
         } else {
-            map = registerState(withTtl(new MapStateDescriptor<>("map", LongSerializer.INSTANCE, LongSerializer.INSTANCE)));
+            map =
+                    registerState(
+                            withTtl(
+                                    new MapStateDescriptor<>(
+                                            "map",
+                                            LongSerializer.INSTANCE,
+                                            LongSerializer.INSTANCE)));
         }
         for (long key = 0; key < keys; key++) {
             underTest.keyed().setCurrentKey(key);

@@ -3,9 +3,9 @@ package io.streamfusion.bench;
 import org.openjdk.jmh.annotations.Param;
 
 /**
- * What the upsert-materializer step benchmarks share: a steady number of candidates per key,
- * and per key the sequence of the next candidate to append and of the oldest one to retract,
- * so every structure sees the same rows in the same order.
+ * What the upsert-materializer step benchmarks share: a steady number of candidates per key, and
+ * per key the sequence of the next candidate to append and of the oldest one to retract, so every
+ * structure sees the same rows in the same order.
  */
 public abstract class UpsertStepBenchmarkBase extends KeyedStateBenchmarkBase {
 

@@ -20,27 +20,40 @@ import java.util.stream.Stream;
 /**
  * The job the cluster tests run: events {@code 0..n-1} from a rate-limited, checkpointed source,
  * counted per key ({@code event % keys}) in StreamFusion value state, every new count written to
- * files. With exactly-once state, the highest count written for each key is exactly the number
- * of its events, and no count is ever higher, however often the job fails over.
+ * files. With exactly-once state, the highest count written for each key is exactly the number of
+ * its events, and no count is ever higher, however often the job fails over.
  */
 public final class ClusterCountJob {
 
     private ClusterCountJob() {}
 
-    public static void build(StreamExecutionEnvironment env, long events, long keys, long eventsPerSecond, Path output) {
+    public static void build(
+            StreamExecutionEnvironment env,
+            long events,
+            long keys,
+            long eventsPerSecond,
+            Path output) {
         DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(index -> index, events, RateLimiterStrategy.perSecond(eventsPerSecond), Types.LONG);
+                new DataGeneratorSource<>(
+                        index -> index,
+                        events,
+                        RateLimiterStrategy.perSecond(eventsPerSecond),
+                        Types.LONG);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "events")
                 .uid("events")
                 .keyBy(event -> event % keys, Types.LONG)
-                .transform("count-per-key", Types.TUPLE(Types.LONG, Types.LONG), new CountPerKeyOperator(keys))
+                .transform(
+                        "count-per-key",
+                        Types.TUPLE(Types.LONG, Types.LONG),
+                        new CountPerKeyOperator(keys))
                 .uid("count-per-key")
                 .sinkTo(new CountLinesSink(output))
                 .uid("count-lines");
     }
 
     /** Keys whose highest written count is not their number of events, with what was found. */
-    public static Map<Long, String> wrongCounts(Path output, long events, long keys) throws IOException {
+    public static Map<Long, String> wrongCounts(Path output, long events, long keys)
+            throws IOException {
         Map<Long, Long> highest = new HashMap<>();
         try (Stream<Path> files = Files.list(output)) {
             for (Path file : files.toList()) {

@@ -13,9 +13,9 @@ import java.nio.file.Path;
 import java.util.UUID;
 
 /**
- * Writes every emitted {@code (key, count)} as a line to a file of its own per writer, flushed
- * per record, so that output survives a killed process. At least once: after a failover the
- * replayed records appear again, with the same counts if state was restored exactly.
+ * Writes every emitted {@code (key, count)} as a line to a file of its own per writer, flushed per
+ * record, so that output survives a killed process. At least once: after a failover the replayed
+ * records appear again, with the same counts if state was restored exactly.
  */
 final class CountLinesSink implements Sink<Tuple2<Long, Long>> {
 
@@ -28,8 +28,16 @@ final class CountLinesSink implements Sink<Tuple2<Long, Long>> {
     }
 
     @Override
-    public SinkWriter<Tuple2<Long, Long>> createWriter(WriterInitContext context) throws IOException {
-        Path file = Path.of(directory, "counts-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID() + ".txt");
+    public SinkWriter<Tuple2<Long, Long>> createWriter(WriterInitContext context)
+            throws IOException {
+        Path file =
+                Path.of(
+                        directory,
+                        "counts-"
+                                + context.getTaskInfo().getIndexOfThisSubtask()
+                                + "-"
+                                + UUID.randomUUID()
+                                + ".txt");
         BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
         return new SinkWriter<>() {
             @Override

@@ -16,9 +16,9 @@ import org.apache.flink.util.Collector;
 import java.util.SplittableRandom;
 
 /**
- * Writes one value of {@code valueBytes} incompressible bytes per key for {@code keys} keys,
- * so that keyed state grows well beyond the TaskManagers' managed memory. Emits one count per
- * subtask at the end, so the test can check nothing was skipped.
+ * Writes one value of {@code valueBytes} incompressible bytes per key for {@code keys} keys, so
+ * that keyed state grows well beyond the TaskManagers' managed memory. Emits one count per subtask
+ * at the end, so the test can check nothing was skipped.
  */
 public final class LargeStateJob {
 
@@ -26,7 +26,8 @@ public final class LargeStateJob {
 
     public static void build(StreamExecutionEnvironment env, long keys, int valueBytes) {
         DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(index -> index, keys, RateLimiterStrategy.noOp(), Types.LONG);
+                new DataGeneratorSource<>(
+                        index -> index, keys, RateLimiterStrategy.noOp(), Types.LONG);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "keys")
                 .uid("keys")
                 .keyBy(key -> key, Types.LONG)
@@ -48,11 +49,16 @@ public final class LargeStateJob {
 
         @Override
         public void open(OpenContext context) {
-            value = getRuntimeContext().getState(new ValueStateDescriptor<>("value", BytePrimitiveArraySerializer.INSTANCE));
+            value =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "value", BytePrimitiveArraySerializer.INSTANCE));
         }
 
         @Override
-        public void processElement(Long key, Context context, Collector<Long> out) throws Exception {
+        public void processElement(Long key, Context context, Collector<Long> out)
+                throws Exception {
             byte[] bytes = new byte[valueBytes];
             new SplittableRandom(key).nextBytes(bytes);
             value.update(bytes);

@@ -22,10 +22,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A real Flink 2.2.1 session cluster on loopback, started from the Maven artifacts: one
- * JobManager JVM and several TaskManager JVMs, each a separate process, with the StreamFusion
- * plugin jar on their class path as Flink's {@code lib/} would have it, and checkpoints on local
- * disk. Closing it kills every process, also when a test fails.
+ * A real Flink 2.2.1 session cluster on loopback, started from the Maven artifacts: one JobManager
+ * JVM and several TaskManager JVMs, each a separate process, with the StreamFusion plugin jar on
+ * their class path as Flink's {@code lib/} would have it, and checkpoints on local disk. Closing it
+ * kills every process, also when a test fails.
  */
 public final class LocalFlinkCluster implements AutoCloseable {
 
@@ -62,7 +62,10 @@ public final class LocalFlinkCluster implements AutoCloseable {
         LocalFlinkCluster cluster = new LocalFlinkCluster(settings, configDir, restPort);
         try {
             cluster.writeConfig();
-            cluster.jobManager = cluster.launch("jobmanager", "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
+            cluster.jobManager =
+                    cluster.launch(
+                            "jobmanager",
+                            "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
             for (int i = 0; i < settings.taskManagers(); i++) {
                 cluster.startTaskManager();
             }
@@ -84,7 +87,10 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     /** Starts one more TaskManager process, for example to replace a killed one. */
     public void startTaskManager() throws IOException {
-        taskManagers.add(launch("taskmanager-" + launchedTaskManagers++, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
+        taskManagers.add(
+                launch(
+                        "taskmanager-" + launchedTaskManagers++,
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
     }
 
     /** Kills a running TaskManager with SIGKILL, as a machine failure would. */
@@ -108,11 +114,19 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 return;
             }
             if (!jobManager.isAlive()) {
-                throw new IllegalStateException("The JobManager exited with " + jobManager.exitValue() + "; see " + log("jobmanager"));
+                throw new IllegalStateException(
+                        "The JobManager exited with "
+                                + jobManager.exitValue()
+                                + "; see "
+                                + log("jobmanager"));
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
-                        "Fewer than " + count + " TaskManagers registered within " + STARTUP + "; see the logs in "
+                        "Fewer than "
+                                + count
+                                + " TaskManagers registered within "
+                                + STARTUP
+                                + "; see the logs in "
                                 + settings.workDir());
             }
             Thread.sleep(200);
@@ -122,9 +136,13 @@ public final class LocalFlinkCluster implements AutoCloseable {
     /** The body of a GET on the JobManager's REST API, or null if it is not answering yet. */
     public String get(String path) {
         try {
-            HttpResponse<String> response = http.send(
-                    HttpRequest.newBuilder(URI.create("http://localhost:" + restPort + path)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response =
+                    http.send(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://localhost:" + restPort + path))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? response.body() : null;
         } catch (IOException e) {
             return null;
@@ -170,7 +188,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
         command.add(configDir.toString());
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).resolveSibling(name + ".out").toFile()))
+                .redirectOutput(
+                        ProcessBuilder.Redirect.appendTo(
+                                log(name).resolveSibling(name + ".out").toFile()))
                 .start();
     }
 
@@ -184,7 +204,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
         config.put("rest.port", Integer.toString(restPort));
         config.put("taskmanager.host", "localhost");
         config.put("taskmanager.bind-host", "localhost");
-        config.put("taskmanager.numberOfTaskSlots", Integer.toString(settings.slotsPerTaskManager()));
+        config.put(
+                "taskmanager.numberOfTaskSlots", Integer.toString(settings.slotsPerTaskManager()));
         // Flink's shell scripts derive these; the runner refuses to start without them.
         config.put("taskmanager.memory.framework.heap.size", "128m");
         config.put("taskmanager.memory.task.heap.size", "384m");
@@ -254,16 +275,19 @@ public final class LocalFlinkCluster implements AutoCloseable {
         }
     }
 
-
     /**
      * Settings from the system properties that bin/ scripts and failsafe set: {@code
      * streamfusion.plugin.jar}, {@code streamfusion.jvm.opens}, and this JVM's class path.
      */
     public static Settings settingsFromSystemProperties(
-            Path workDir, int taskManagers, int slotsPerTaskManager, Map<String, String> extraConfig) {
+            Path workDir,
+            int taskManagers,
+            int slotsPerTaskManager,
+            Map<String, String> extraConfig) {
         File plugin = new File(requiredProperty("streamfusion.plugin.jar"));
         if (!plugin.isFile()) {
-            throw new IllegalStateException("The plugin jar " + plugin + " does not exist; build it with mvn package");
+            throw new IllegalStateException(
+                    "The plugin jar " + plugin + " does not exist; build it with mvn package");
         }
         return new Settings(
                 workDir,
@@ -276,14 +300,15 @@ public final class LocalFlinkCluster implements AutoCloseable {
     }
 
     /**
-     * A client environment for this cluster that ships the job classes in the jar named by
-     * {@code streamfusion.job.jar}, checkpointing every 500 ms.
+     * A client environment for this cluster that ships the job classes in the jar named by {@code
+     * streamfusion.job.jar}, checkpointing every 500 ms.
      */
     public StreamExecutionEnvironment environment(int parallelism, Configuration extra) {
         Configuration config = new Configuration(extra);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(500));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(
-                "localhost", restPort, config, requiredProperty("streamfusion.job.jar"));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(
+                        "localhost", restPort, config, requiredProperty("streamfusion.job.jar"));
         env.setParallelism(parallelism);
         return env;
     }
@@ -292,35 +317,51 @@ public final class LocalFlinkCluster implements AutoCloseable {
         String value = System.getProperty(name);
         if (value == null || value.isBlank()) {
             throw new IllegalStateException(
-                    "System property " + name + " is not set: start through bin/cluster, bin/demo --cluster, or"
+                    "System property "
+                            + name
+                            + " is not set: start through bin/cluster, bin/demo --cluster, or"
                             + " mvn -Pcluster-tests verify");
         }
         return value;
     }
 
     /**
-     * What {@code bin/cluster} runs: a cluster of two TaskManagers with two slots each, until
-     * the process is interrupted.
+     * What {@code bin/cluster} runs: a cluster of two TaskManagers with two slots each, until the
+     * process is interrupted.
      */
     public static void main(String[] args) throws Exception {
-        Path workDir = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("streamfusion-cluster-");
+        Path workDir =
+                args.length > 0
+                        ? Path.of(args[0])
+                        : Files.createTempDirectory("streamfusion-cluster-");
         LocalFlinkCluster cluster = start(settingsFromSystemProperties(workDir, 2, 2, Map.of()));
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
-        System.out.println("StreamFusion session cluster running: REST API at http://localhost:" + cluster.restPort()
-                + ", state.backend.type: streamfusion, checkpoints in " + cluster.checkpointDir()
-                + ", logs in " + workDir.resolve("logs") + ". Submit with flink run -m localhost:" + cluster.restPort()
-                + ". Ctrl-C stops it.");
+        System.out.println(
+                "StreamFusion session cluster running: REST API at http://localhost:"
+                        + cluster.restPort()
+                        + ", state.backend.type: streamfusion, checkpoints in "
+                        + cluster.checkpointDir()
+                        + ", logs in "
+                        + workDir.resolve("logs")
+                        + ". Submit with flink run -m localhost:"
+                        + cluster.restPort()
+                        + ". Ctrl-C stops it.");
         Thread.currentThread().join();
     }
 
-    /** Keeps only class-path entries a Flink distribution's lib/ would hold, plus the plugin jar. */
+    /**
+     * Keeps only class-path entries a Flink distribution's lib/ would hold, plus the plugin jar.
+     */
     public static String clusterClassPath(String testClassPath, File pluginJar) {
         List<String> kept = new ArrayList<>();
         kept.add(pluginJar.getAbsolutePath());
         for (String entry : testClassPath.split(File.pathSeparator)) {
             String name = new File(entry).getName();
-            boolean ours = name.startsWith("streamfusion-") || entry.endsWith("classes") || entry.contains("junit")
-                    || name.startsWith("jmh-");
+            boolean ours =
+                    name.startsWith("streamfusion-")
+                            || entry.endsWith("classes")
+                            || entry.contains("junit")
+                            || name.startsWith("jmh-");
             if (!ours) {
                 kept.add(entry);
             }

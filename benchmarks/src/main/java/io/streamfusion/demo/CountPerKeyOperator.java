@@ -14,9 +14,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Counts events per key in a {@code ValueState<Long>} and emits every new count. It also
- * reports what really happened underneath: the class of the keyed backend it was given, and how
- * many entries that backend holds when the operator closes.
+ * Counts events per key in a {@code ValueState<Long>} and emits every new count. It also reports
+ * what really happened underneath: the class of the keyed backend it was given, and how many
+ * entries that backend holds when the operator closes.
  */
 public final class CountPerKeyOperator extends AbstractStreamOperator<Tuple2<Long, Long>>
         implements OneInputStreamOperator<Long, Tuple2<Long, Long>> {
@@ -71,7 +71,9 @@ public final class CountPerKeyOperator extends AbstractStreamOperator<Tuple2<Lon
         // and asking for the keyed backend would throw): there is nothing to report then.
         if (entriesAtClose != null && getKeyedStateBackend() instanceof AbstractKeyedStateBackend) {
             // Counted by the backend itself: on StreamFusion this is a native scan.
-            entriesAtClose.add(((AbstractKeyedStateBackend<?>) getKeyedStateBackend()).numKeyValueStateEntries());
+            entriesAtClose.add(
+                    ((AbstractKeyedStateBackend<?>) getKeyedStateBackend())
+                            .numKeyValueStateEntries());
         }
         super.close();
     }

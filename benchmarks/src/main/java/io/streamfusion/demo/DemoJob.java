@@ -40,25 +40,47 @@ public final class DemoJob {
             Path workDir) {
 
         public static Options defaults(Path workDir) {
-            return new Options("streamfusion", 40_000, 1_000, 2, 3, SavepointFormatType.CANONICAL, workDir);
+            return new Options(
+                    "streamfusion", 40_000, 1_000, 2, 3, SavepointFormatType.CANONICAL, workDir);
         }
 
         public Options withBackendType(String type) {
-            return new Options(type, events, keys, parallelismBefore, parallelismAfter, savepointFormat, workDir);
+            return new Options(
+                    type,
+                    events,
+                    keys,
+                    parallelismBefore,
+                    parallelismAfter,
+                    savepointFormat,
+                    workDir);
         }
 
         public Options withSavepointFormat(SavepointFormatType format) {
-            return new Options(backendType, events, keys, parallelismBefore, parallelismAfter, format, workDir);
+            return new Options(
+                    backendType,
+                    events,
+                    keys,
+                    parallelismBefore,
+                    parallelismAfter,
+                    format,
+                    workDir);
         }
     }
 
     /** What one run of the job saw. */
     public record PhaseReport(
-            int parallelism, List<String> keyedBackendClasses, long stateEntriesAtClose, int checkpointsCompleted) {}
+            int parallelism,
+            List<String> keyedBackendClasses,
+            long stateEntriesAtClose,
+            int checkpointsCompleted) {}
 
     /** What the demo did and whether the result is exact. */
     public record Report(
-            Options options, PhaseReport before, String savepointPath, PhaseReport after, Map<Long, Long> finalCounts) {
+            Options options,
+            PhaseReport before,
+            String savepointPath,
+            PhaseReport after,
+            Map<Long, Long> finalCounts) {
 
         /** Keys whose final count differs from the number of events generated for them. */
         public Map<Long, String> wrongCounts() {
@@ -93,15 +115,21 @@ public final class DemoJob {
         // Phase 1: slow input, so the job is still running after its checkpoints complete.
         CountPerKeyOperator.COMPLETED_CHECKPOINTS.set(0);
         Configuration before = configuration(options, checkpoints, options.parallelismBefore());
-        StreamExecutionEnvironment env1 = StreamExecutionEnvironment.getExecutionEnvironment(before);
+        StreamExecutionEnvironment env1 =
+                StreamExecutionEnvironment.getExecutionEnvironment(before);
         build(env1, options, Math.max(1, options.events() / 30));
         JobClient client = env1.executeAsync("streamfusion-demo-before-restore");
         awaitCheckpoints(client);
         String savepoint =
-                client.stopWithSavepoint(false, savepoints.toUri().toString(), options.savepointFormat()).get();
+                client.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), options.savepointFormat())
+                        .get();
         JobExecutionResult first = client.getJobExecutionResult().get();
         PhaseReport beforeReport =
-                report(first, options.parallelismBefore(), CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
+                report(
+                        first,
+                        options.parallelismBefore(),
+                        CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
 
         // Phase 2: restore from the savepoint at another parallelism and run to the end.
         CountPerKeyOperator.COMPLETED_CHECKPOINTS.set(0);
@@ -111,9 +139,17 @@ public final class DemoJob {
         build(env2, options, 0);
         JobExecutionResult second = env2.execute("streamfusion-demo-after-restore");
         PhaseReport afterReport =
-                report(second, options.parallelismAfter(), CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
+                report(
+                        second,
+                        options.parallelismAfter(),
+                        CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
 
-        return new Report(options, beforeReport, savepoint, afterReport, new TreeMap<>(MaxCountSink.MAX_COUNTS));
+        return new Report(
+                options,
+                beforeReport,
+                savepoint,
+                afterReport,
+                new TreeMap<>(MaxCountSink.MAX_COUNTS));
     }
 
     /**
@@ -133,9 +169,14 @@ public final class DemoJob {
         build(env, options, Math.max(1, options.events() / 10), true);
         JobExecutionResult result = env.execute("streamfusion-demo-failover");
         if (!FailOnceAfterCheckpoint.FAILED.get()) {
-            throw new IllegalStateException("The injected failure never happened: no checkpoint completed in time");
+            throw new IllegalStateException(
+                    "The injected failure never happened: no checkpoint completed in time");
         }
-        PhaseReport report = report(result, options.parallelismBefore(), CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
+        PhaseReport report =
+                report(
+                        result,
+                        options.parallelismBefore(),
+                        CountPerKeyOperator.COMPLETED_CHECKPOINTS.get());
         return new Report(options, report, null, report, new TreeMap<>(MaxCountSink.MAX_COUNTS));
     }
 
@@ -148,12 +189,16 @@ public final class DemoJob {
         return config;
     }
 
-    private static void build(StreamExecutionEnvironment env, Options options, long eventsPerSecond) {
+    private static void build(
+            StreamExecutionEnvironment env, Options options, long eventsPerSecond) {
         build(env, options, eventsPerSecond, false);
     }
 
     private static void build(
-            StreamExecutionEnvironment env, Options options, long eventsPerSecond, boolean injectFailure) {
+            StreamExecutionEnvironment env,
+            Options options,
+            long eventsPerSecond,
+            boolean injectFailure) {
         DataGeneratorSource<Long> source =
                 new DataGeneratorSource<>(
                         index -> index,
@@ -162,12 +207,16 @@ public final class DemoJob {
                                 ? RateLimiterStrategy.perSecond(eventsPerSecond)
                                 : RateLimiterStrategy.noOp(),
                         Types.LONG);
-        DataStream<Long> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "events").uid("events");
+        DataStream<Long> events =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "events").uid("events");
         if (injectFailure) {
             events = events.map(new FailOnceAfterCheckpoint()).uid("fail-once");
         }
         events.keyBy(new ModuloKey(options.keys()), Types.LONG)
-                .transform("count-per-key", Types.TUPLE(Types.LONG, Types.LONG), new CountPerKeyOperator(options.keys()))
+                .transform(
+                        "count-per-key",
+                        Types.TUPLE(Types.LONG, Types.LONG),
+                        new CountPerKeyOperator(options.keys()))
                 .uid("count-per-key")
                 .sinkTo(new MaxCountSink())
                 .uid("max-count");
@@ -178,12 +227,17 @@ public final class DemoJob {
         while (CountPerKeyOperator.COMPLETED_CHECKPOINTS.get() < CHECKPOINTS_BEFORE_STOP) {
             if (client.getJobStatus().get().isTerminalState()) {
                 throw new IllegalStateException(
-                        "The demo job ended before taking " + CHECKPOINTS_BEFORE_STOP + " checkpoints: "
+                        "The demo job ended before taking "
+                                + CHECKPOINTS_BEFORE_STOP
+                                + " checkpoints: "
                                 + client.getJobStatus().get());
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
-                        "No " + CHECKPOINTS_BEFORE_STOP + " completed checkpoints within " + CHECKPOINT_WAIT);
+                        "No "
+                                + CHECKPOINTS_BEFORE_STOP
+                                + " completed checkpoints within "
+                                + CHECKPOINT_WAIT);
             }
             Thread.sleep(50);
         }
@@ -196,30 +250,59 @@ public final class DemoJob {
     }
 
     public static void main(String[] args) throws Exception {
-        Path workDir = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("streamfusion-demo-");
+        Path workDir =
+                args.length > 0
+                        ? Path.of(args[0])
+                        : Files.createTempDirectory("streamfusion-demo-");
         Options options = Options.defaults(workDir);
-        System.out.println("StreamFusion demo: counting " + options.events() + " events over " + options.keys()
-                + " keys with state.backend.type=" + options.backendType());
+        System.out.println(
+                "StreamFusion demo: counting "
+                        + options.events()
+                        + " events over "
+                        + options.keys()
+                        + " keys with state.backend.type="
+                        + options.backendType());
         Report report = run(options);
         print("before restore", report.before());
-        System.out.println("  stopped with a " + report.options().savepointFormat().name().toLowerCase()
-                + " savepoint: " + report.savepointPath());
+        System.out.println(
+                "  stopped with a "
+                        + report.options().savepointFormat().name().toLowerCase()
+                        + " savepoint: "
+                        + report.savepointPath());
         print("after restore", report.after());
         Map<Long, String> wrong = report.wrongCounts();
         if (wrong.isEmpty()) {
-            System.out.println("Result: all " + options.keys() + " keys have exact counts after the restore."
-                    + " Working files are in " + workDir);
+            System.out.println(
+                    "Result: all "
+                            + options.keys()
+                            + " keys have exact counts after the restore."
+                            + " Working files are in "
+                            + workDir);
         } else {
-            System.out.println("Result: WRONG counts for " + wrong.size() + " keys, e.g. " + wrong.entrySet().iterator().next());
+            System.out.println(
+                    "Result: WRONG counts for "
+                            + wrong.size()
+                            + " keys, e.g. "
+                            + wrong.entrySet().iterator().next());
             System.exit(1);
         }
     }
 
     private static void print(String phase, PhaseReport report) {
-        System.out.println("  " + phase + ": parallelism " + report.parallelism()
-                + ", checkpoints completed " + report.checkpointsCompleted());
-        System.out.println("    keyed backend seen by the operator: " + String.join(", ", report.keyedBackendClasses().stream().distinct().toList()));
-        System.out.println("    state entries counted by the backend at close: " + report.stateEntriesAtClose());
+        System.out.println(
+                "  "
+                        + phase
+                        + ": parallelism "
+                        + report.parallelism()
+                        + ", checkpoints completed "
+                        + report.checkpointsCompleted());
+        System.out.println(
+                "    keyed backend seen by the operator: "
+                        + String.join(
+                                ", ", report.keyedBackendClasses().stream().distinct().toList()));
+        System.out.println(
+                "    state entries counted by the backend at close: "
+                        + report.stateEntriesAtClose());
     }
 
     /** Routes each event to the key it counts for. */

@@ -5,8 +5,8 @@ import org.apache.flink.api.common.functions.MapFunction;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Passes events through, but fails the task once, after the first checkpoint has completed, so
- * that the job must recover from that checkpoint. In-JVM static state: MiniCluster only.
+ * Passes events through, but fails the task once, after the first checkpoint has completed, so that
+ * the job must recover from that checkpoint. In-JVM static state: MiniCluster only.
  */
 final class FailOnceAfterCheckpoint implements MapFunction<Long, Long> {
 
@@ -16,8 +16,10 @@ final class FailOnceAfterCheckpoint implements MapFunction<Long, Long> {
 
     @Override
     public Long map(Long value) {
-        if (CountPerKeyOperator.COMPLETED_CHECKPOINTS.get() >= 1 && FAILED.compareAndSet(false, true)) {
-            throw new IllegalStateException("Injected failure after a completed checkpoint (demo failover)");
+        if (CountPerKeyOperator.COMPLETED_CHECKPOINTS.get() >= 1
+                && FAILED.compareAndSet(false, true)) {
+            throw new IllegalStateException(
+                    "Injected failure after a completed checkpoint (demo failover)");
         }
         return value;
     }

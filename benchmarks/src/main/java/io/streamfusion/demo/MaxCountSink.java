@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps the highest count seen per key. Replayed records after a restore carry the same counts,
- * so the maximum is exact if and only if state was neither lost nor counted twice.
+ * Keeps the highest count seen per key. Replayed records after a restore carry the same counts, so
+ * the maximum is exact if and only if state was neither lost nor counted twice.
  */
 final class MaxCountSink implements Sink<Tuple2<Long, Long>> {
 

@@ -10,16 +10,29 @@ final class ClusterTestSupport {
 
     private ClusterTestSupport() {}
 
-    static LocalFlinkCluster start(Path dir, int taskManagers, int slots, Map<String, String> extraConfig) throws Exception {
-        return LocalFlinkCluster.start(LocalFlinkCluster.settingsFromSystemProperties(dir, taskManagers, slots, extraConfig));
+    static LocalFlinkCluster start(
+            Path dir, int taskManagers, int slots, Map<String, String> extraConfig)
+            throws Exception {
+        return LocalFlinkCluster.start(
+                LocalFlinkCluster.settingsFromSystemProperties(
+                        dir, taskManagers, slots, extraConfig));
     }
 
     /** Waits, within {@code bound}, until {@code value} reaches {@code target}. */
-    static void await(String what, LongSupplier value, long target, Duration bound) throws InterruptedException {
+    static void await(String what, LongSupplier value, long target, Duration bound)
+            throws InterruptedException {
         long deadline = System.nanoTime() + bound.toNanos();
         while (value.getAsLong() < target) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(what + " did not reach " + target + " within " + bound + " (now " + value.getAsLong() + ")");
+                throw new IllegalStateException(
+                        what
+                                + " did not reach "
+                                + target
+                                + " within "
+                                + bound
+                                + " (now "
+                                + value.getAsLong()
+                                + ")");
             }
             Thread.sleep(100);
         }

@@ -23,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A TaskManager process is killed with SIGKILL while a keyed job on StreamFusion runs. The job
- * recovers from its last checkpoint on a replacement TaskManager, and every key's count is
- * exactly its number of events.
+ * recovers from its last checkpoint on a replacement TaskManager, and every key's count is exactly
+ * its number of events.
  */
 class FailoverClusterIT {
 
@@ -33,7 +33,8 @@ class FailoverClusterIT {
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
-    void aKilledTaskManagerRecoversFromTheLastCheckpointExactly(@TempDir Path dir) throws Exception {
+    void aKilledTaskManagerRecoversFromTheLastCheckpointExactly(@TempDir Path dir)
+            throws Exception {
         Path output = Files.createDirectories(dir.resolve("output"));
         // One slot per TaskManager: each holds one of the two subtasks, so the kill hits the job.
         try (LocalFlinkCluster cluster = ClusterTestSupport.start(dir, 2, 1, Map.of())) {
@@ -41,18 +42,26 @@ class FailoverClusterIT {
             ClusterCountJob.build(env, EVENTS, KEYS, 1_500, output);
             JobClient job = env.executeAsync("streamfusion-failover");
             String id = job.getJobID().toHexString();
-            ClusterTestSupport.await("completed checkpoints", () -> cluster.completedCheckpoints(id), 3, Duration.ofMinutes(2));
+            ClusterTestSupport.await(
+                    "completed checkpoints",
+                    () -> cluster.completedCheckpoints(id),
+                    3,
+                    Duration.ofMinutes(2));
             long before = cluster.completedCheckpoints(id);
 
             long killedAt = System.nanoTime();
             cluster.killTaskManager(0);
             cluster.startTaskManager();
             ClusterTestSupport.await(
-                    "checkpoints after the recovery", () -> cluster.completedCheckpoints(id), before + 1, Duration.ofMinutes(2));
+                    "checkpoints after the recovery",
+                    () -> cluster.completedCheckpoints(id),
+                    before + 1,
+                    Duration.ofMinutes(2));
             long recoveryMillis = (System.nanoTime() - killedAt) / 1_000_000;
 
             JobExecutionResult result = job.getJobExecutionResult().get(4, TimeUnit.MINUTES);
-            List<String> backends = result.getAccumulatorResult(CountPerKeyOperator.BACKEND_CLASSES);
+            List<String> backends =
+                    result.getAccumulatorResult(CountPerKeyOperator.BACKEND_CLASSES);
             assertEquals(StreamFusionKeyedStateBackend.class.getName(), backends.get(0));
             assertEquals(Map.of(), ClusterCountJob.wrongCounts(output, EVENTS, KEYS));
             System.out.printf(

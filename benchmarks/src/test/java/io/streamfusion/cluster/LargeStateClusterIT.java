@@ -19,21 +19,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * About 3 GB of keyed state on two TaskManagers with 256 MiB of managed memory each: the job
- * completes with checkpoints, and each TaskManager's resident memory stays within the process
- * size Flink's memory model gives it.
+ * completes with checkpoints, and each TaskManager's resident memory stays within the process size
+ * Flink's memory model gives it.
  */
 class LargeStateClusterIT {
 
     private static final long KEYS = 3_000_000;
     private static final int VALUE_BYTES = 1_000;
+
     /** The TaskManager process size of LocalFlinkCluster's memory settings, in bytes. */
-    private static final long PROCESS_BYTES = (128 + 384 + 256 + 64 + 128 + 256 + 192) * 1024L * 1024L;
+    private static final long PROCESS_BYTES =
+            (128 + 384 + 256 + 64 + 128 + 256 + 192) * 1024L * 1024L;
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
-    void stateManyTimesTheManagedMemoryStaysWithinTheProcessBudget(@TempDir Path dir) throws Exception {
+    void stateManyTimesTheManagedMemoryStaysWithinTheProcessBudget(@TempDir Path dir)
+            throws Exception {
         Path localState = dir.resolve("local-state");
-        Map<String, String> config = Map.of("state.backend.streamfusion.localdir", localState.toString());
+        Map<String, String> config =
+                Map.of("state.backend.streamfusion.localdir", localState.toString());
         try (LocalFlinkCluster cluster = ClusterTestSupport.start(dir, 2, 1, config)) {
             StreamExecutionEnvironment env = cluster.environment(2, new Configuration());
             LargeStateJob.build(env, KEYS, VALUE_BYTES);
@@ -48,7 +52,8 @@ class LargeStateClusterIT {
                 if (sample % 10 == 0) {
                     // Files come and go while they are walked; a failed walk just skips a sample.
                     peakLocalState = Math.max(peakLocalState, directoryBytes(localState));
-                    peakCheckpoints = Math.max(peakCheckpoints, directoryBytes(cluster.checkpointDir()));
+                    peakCheckpoints =
+                            Math.max(peakCheckpoints, directoryBytes(cluster.checkpointDir()));
                 }
                 Thread.sleep(200);
             }
@@ -57,11 +62,21 @@ class LargeStateClusterIT {
                     "large state: %d keys x %d bytes; peak TaskManager RSS %d MiB and %d MiB (process size %d MiB,"
                             + " managed memory 256 MiB); peak local state %d MiB; peak checkpoint storage %d MiB;"
                             + " completed checkpoints %d%n",
-                    KEYS, VALUE_BYTES, peakRss[0] >> 20, peakRss[1] >> 20, PROCESS_BYTES >> 20, peakLocalState >> 20,
-                    peakCheckpoints >> 20, cluster.completedCheckpoints(job.getJobID().toHexString()));
-            assertTrue(peakLocalState > KEYS * VALUE_BYTES / 2, "the state was on local disk: " + peakLocalState + " bytes");
+                    KEYS,
+                    VALUE_BYTES,
+                    peakRss[0] >> 20,
+                    peakRss[1] >> 20,
+                    PROCESS_BYTES >> 20,
+                    peakLocalState >> 20,
+                    peakCheckpoints >> 20,
+                    cluster.completedCheckpoints(job.getJobID().toHexString()));
+            assertTrue(
+                    peakLocalState > KEYS * VALUE_BYTES / 2,
+                    "the state was on local disk: " + peakLocalState + " bytes");
             for (long rss : peakRss) {
-                assertTrue(rss > 0 && rss <= PROCESS_BYTES, "peak resident memory " + (rss >> 20) + " MiB");
+                assertTrue(
+                        rss > 0 && rss <= PROCESS_BYTES,
+                        "peak resident memory " + (rss >> 20) + " MiB");
             }
         }
     }

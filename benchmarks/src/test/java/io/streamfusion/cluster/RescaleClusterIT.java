@@ -33,8 +33,12 @@ class RescaleClusterIT {
         Path output = Files.createDirectories(dir.resolve("output"));
         Path savepoints = Files.createDirectories(dir.resolve("savepoints"));
         try (LocalFlinkCluster cluster = ClusterTestSupport.start(dir, 2, 2, Map.of())) {
-            String savepoint = runUntilSavepoint(cluster, 1, null, output, savepoints, SavepointFormatType.CANONICAL);
-            savepoint = runUntilSavepoint(cluster, 3, savepoint, output, savepoints, SavepointFormatType.NATIVE);
+            String savepoint =
+                    runUntilSavepoint(
+                            cluster, 1, null, output, savepoints, SavepointFormatType.CANONICAL);
+            savepoint =
+                    runUntilSavepoint(
+                            cluster, 3, savepoint, output, savepoints, SavepointFormatType.NATIVE);
             JobClient last = submit(cluster, 2, savepoint, output);
             last.getJobExecutionResult().get(4, TimeUnit.MINUTES);
             assertEquals(Map.of(), ClusterCountJob.wrongCounts(output, EVENTS, KEYS));
@@ -42,15 +46,26 @@ class RescaleClusterIT {
     }
 
     private static String runUntilSavepoint(
-            LocalFlinkCluster cluster, int parallelism, String restoreFrom, Path output, Path savepoints, SavepointFormatType format)
+            LocalFlinkCluster cluster,
+            int parallelism,
+            String restoreFrom,
+            Path output,
+            Path savepoints,
+            SavepointFormatType format)
             throws Exception {
         JobClient job = submit(cluster, parallelism, restoreFrom, output);
         String id = job.getJobID().toHexString();
-        ClusterTestSupport.await("completed checkpoints", () -> cluster.completedCheckpoints(id), 2, Duration.ofMinutes(2));
-        return job.stopWithSavepoint(false, savepoints.toUri().toString(), format).get(2, TimeUnit.MINUTES);
+        ClusterTestSupport.await(
+                "completed checkpoints",
+                () -> cluster.completedCheckpoints(id),
+                2,
+                Duration.ofMinutes(2));
+        return job.stopWithSavepoint(false, savepoints.toUri().toString(), format)
+                .get(2, TimeUnit.MINUTES);
     }
 
-    private static JobClient submit(LocalFlinkCluster cluster, int parallelism, String restoreFrom, Path output)
+    private static JobClient submit(
+            LocalFlinkCluster cluster, int parallelism, String restoreFrom, Path output)
             throws Exception {
         Configuration config = new Configuration();
         if (restoreFrom != null) {

@@ -1,6 +1,7 @@
 package io.streamfusion.migration;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.AggregatingState;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
 import org.apache.flink.api.common.state.ListState;
@@ -13,7 +14,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -23,10 +23,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Keeps one state of every kind per key, plus an event-time timer, so a test can check after
- * a restore or rescale that each key's whole state arrived where Flink's key-group assignment
- * puts it. Input {@code (key, value)} with {@code value >= 0} updates the states; {@code value
- * == PROBE} emits the key's state as a line, and a timer emits a line when it fires.
+ * Keeps one state of every kind per key, plus an event-time timer, so a test can check after a
+ * restore or rescale that each key's whole state arrived where Flink's key-group assignment puts
+ * it. Input {@code (key, value)} with {@code value >= 0} updates the states; {@code value == PROBE}
+ * emits the key's state as a line, and a timer emits a line when it fires.
  */
 public class AllStateKindsFunction extends KeyedProcessFunction<Long, Tuple2<Long, Long>, String> {
 
@@ -41,8 +41,8 @@ public class AllStateKindsFunction extends KeyedProcessFunction<Long, Tuple2<Lon
     private transient AggregatingState<Long, Long> max;
 
     /**
-     * Timer time for a key: distinct per key so firings can be told apart, and later than any
-     * event the tests send, so every timer fires at the end of input, after all updates.
+     * Timer time for a key: distinct per key so firings can be told apart, and later than any event
+     * the tests send, so every timer fires at the end of input, after all updates.
      */
     public static long timerTime(long key) {
         return 1_000_000_000L + key;
@@ -52,13 +52,23 @@ public class AllStateKindsFunction extends KeyedProcessFunction<Long, Tuple2<Lon
     public void open(OpenContext openContext) {
         count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
         values = getRuntimeContext().getListState(new ListStateDescriptor<>("values", Types.LONG));
-        valueCounts = getRuntimeContext().getMapState(new MapStateDescriptor<>("value-counts", Types.LONG, Types.LONG));
-        sum = getRuntimeContext().getReducingState(new ReducingStateDescriptor<>("sum", Long::sum, Types.LONG));
-        max = getRuntimeContext().getAggregatingState(new AggregatingStateDescriptor<>("max", new Max(), Types.LONG));
+        valueCounts =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>("value-counts", Types.LONG, Types.LONG));
+        sum =
+                getRuntimeContext()
+                        .getReducingState(
+                                new ReducingStateDescriptor<>("sum", Long::sum, Types.LONG));
+        max =
+                getRuntimeContext()
+                        .getAggregatingState(
+                                new AggregatingStateDescriptor<>("max", new Max(), Types.LONG));
     }
 
     @Override
-    public void processElement(Tuple2<Long, Long> event, Context ctx, Collector<String> out) throws Exception {
+    public void processElement(Tuple2<Long, Long> event, Context ctx, Collector<String> out)
+            throws Exception {
         if (event.f1 == PROBE) {
             out.collect(describe(event.f0));
             return;
@@ -74,8 +84,10 @@ public class AllStateKindsFunction extends KeyedProcessFunction<Long, Tuple2<Lon
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out) throws Exception {
-        out.collect("timer " + ctx.getCurrentKey() + " at " + timestamp + " count=" + count.value());
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out)
+            throws Exception {
+        out.collect(
+                "timer " + ctx.getCurrentKey() + " at " + timestamp + " count=" + count.value());
     }
 
     private String describe(long key) throws Exception {
@@ -92,8 +104,10 @@ public class AllStateKindsFunction extends KeyedProcessFunction<Long, Tuple2<Lon
     }
 
     /** The line a probe emits; tests build the expected one with the same method. */
-    public static String describe(long key, Long count, List<Long> list, Map<Long, Long> map, Long sum, Long max) {
-        return "key=" + key + " count=" + count + " list=" + list + " map=" + map + " sum=" + sum + " max=" + max;
+    public static String describe(
+            long key, Long count, List<Long> list, Map<Long, Long> map, Long sum, Long max) {
+        return "key=" + key + " count=" + count + " list=" + list + " map=" + map + " sum=" + sum
+                + " max=" + max;
     }
 
     /** Maximum as an AggregateFunction, to exercise AggregatingState. */

@@ -32,16 +32,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One MiniCluster job with every state kind, event-time timers and session windows (merging
- * namespaces of list and aggregating state), run with checkpoints on StreamFusion and on
- * {@code hashmap}: the outputs must be identical.
+ * namespaces of list and aggregating state), run with checkpoints on StreamFusion and on {@code
+ * hashmap}: the outputs must be identical.
  */
 class AllStateKindsJobTest {
 
     private static final int KEYS = 50;
     private static final Duration SESSION_GAP = Duration.ofMillis(10);
 
-    private static final org.apache.flink.api.common.typeinfo.TypeInformation<Tuple2<Long, Long>> SUM_AND_COUNT =
-            Types.TUPLE(Types.LONG, Types.LONG);
+    private static final org.apache.flink.api.common.typeinfo.TypeInformation<Tuple2<Long, Long>>
+            SUM_AND_COUNT = Types.TUPLE(Types.LONG, Types.LONG);
 
     @TempDir Path dir;
 
@@ -56,12 +56,21 @@ class AllStateKindsJobTest {
             onlyHashmap.removeAll(onStreamFusion);
             List<String> onlyStreamFusion = new ArrayList<>(onStreamFusion);
             onlyStreamFusion.removeAll(onHashmap);
-            assertEquals(onlyHashmap, onlyStreamFusion, "lines that differ between hashmap and streamfusion");
+            assertEquals(
+                    onlyHashmap,
+                    onlyStreamFusion,
+                    "lines that differ between hashmap and streamfusion");
         }
-        assertTrue(onStreamFusion.contains("session 7 [7000, 7018) sum=" + (70 + 71 + 72) + " count=3"), onStreamFusion.toString());
+        assertTrue(
+                onStreamFusion.contains(
+                        "session 7 [7000, 7018) sum=" + (70 + 71 + 72) + " count=3"),
+                onStreamFusion.toString());
     }
 
-    /** Events {@code (key, value, timestamp)}: per key, three values close together, one later, then a probe. */
+    /**
+     * Events {@code (key, value, timestamp)}: per key, three values close together, one later, then
+     * a probe.
+     */
     private static List<Tuple3<Long, Long, Long>> events() {
         List<Tuple3<Long, Long, Long>> events = new ArrayList<>();
         long[] offsets = {0, 5, 8, 50};
@@ -81,23 +90,31 @@ class AllStateKindsJobTest {
         Configuration config = new Configuration();
         config.set(StateBackendOptions.STATE_BACKEND, backend);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve(backend).toUri().toString());
-        config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.resolve(backend + "-work").toString());
+        config.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                dir.resolve(backend).toUri().toString());
+        config.setString(
+                StreamFusionOptions.LOCAL_DIRECTORIES.key(),
+                dir.resolve(backend + "-work").toString());
         config.setString("parallelism.default", "2");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
 
         DataStream<Tuple3<Long, Long, Long>> events =
                 env.fromData(events())
                         .assignTimestampsAndWatermarks(
-                                WatermarkStrategy.<Tuple3<Long, Long, Long>>forMonotonousTimestamps()
+                                WatermarkStrategy
+                                        .<Tuple3<Long, Long, Long>>forMonotonousTimestamps()
                                         .withTimestampAssigner((event, previous) -> event.f2));
         DataStream<String> states =
-                events.map(event -> Tuple2.of(event.f0, event.f1), Types.TUPLE(Types.LONG, Types.LONG))
+                events.map(
+                                event -> Tuple2.of(event.f0, event.f1),
+                                Types.TUPLE(Types.LONG, Types.LONG))
                         // Chained to the source, so each key's updates and probe stay in order.
                         .setParallelism(1)
                         .keyBy(event -> event.f0, Types.LONG)
                         .process(new AllStateKindsFunction(), Types.STRING);
-        DataStream<Tuple3<Long, Long, Long>> updates = events.filter(event -> event.f1 != AllStateKindsFunction.PROBE);
+        DataStream<Tuple3<Long, Long, Long>> updates =
+                events.filter(event -> event.f1 != AllStateKindsFunction.PROBE);
         DataStream<String> aggregated =
                 updates.keyBy(event -> event.f0, Types.LONG)
                         .window(EventTimeSessionWindows.withGap(SESSION_GAP))
@@ -113,7 +130,8 @@ class AllStateKindsJobTest {
                         .process(new ListSession(), Types.STRING);
 
         List<String> output = new ArrayList<>();
-        try (CloseableIterator<String> results = states.union(aggregated, listed).executeAndCollect()) {
+        try (CloseableIterator<String> results =
+                states.union(aggregated, listed).executeAndCollect()) {
             results.forEachRemaining(output::add);
         }
         Collections.sort(output);
@@ -121,7 +139,9 @@ class AllStateKindsJobTest {
     }
 
     /** Sum and count of a session, kept in aggregating state that session merges fold together. */
-    private static final class SumAndCount implements AggregateFunction<Tuple3<Long, Long, Long>, Tuple2<Long, Long>, Tuple2<Long, Long>> {
+    private static final class SumAndCount
+            implements AggregateFunction<
+                    Tuple3<Long, Long, Long>, Tuple2<Long, Long>, Tuple2<Long, Long>> {
         @Override
         public Tuple2<Long, Long> createAccumulator() {
             return Tuple2.of(0L, 0L);
@@ -143,7 +163,8 @@ class AllStateKindsJobTest {
         }
     }
 
-    private static final class DescribeSession extends ProcessWindowFunction<Tuple2<Long, Long>, String, Long, TimeWindow> {
+    private static final class DescribeSession
+            extends ProcessWindowFunction<Tuple2<Long, Long>, String, Long, TimeWindow> {
         private final String label;
 
         DescribeSession(String label) {
@@ -151,21 +172,48 @@ class AllStateKindsJobTest {
         }
 
         @Override
-        public void process(Long key, Context context, Iterable<Tuple2<Long, Long>> sums, Collector<String> out) {
+        public void process(
+                Long key,
+                Context context,
+                Iterable<Tuple2<Long, Long>> sums,
+                Collector<String> out) {
             Tuple2<Long, Long> sum = sums.iterator().next();
-            out.collect(label + " " + key + " [" + context.window().getStart() + ", " + context.window().getEnd()
-                    + ") sum=" + sum.f0 + " count=" + sum.f1);
+            out.collect(
+                    label
+                            + " "
+                            + key
+                            + " ["
+                            + context.window().getStart()
+                            + ", "
+                            + context.window().getEnd()
+                            + ") sum="
+                            + sum.f0
+                            + " count="
+                            + sum.f1);
         }
     }
 
     /** Lists a session's values, kept in list state that session merges append together. */
-    private static final class ListSession extends ProcessWindowFunction<Tuple3<Long, Long, Long>, String, Long, TimeWindow> {
+    private static final class ListSession
+            extends ProcessWindowFunction<Tuple3<Long, Long, Long>, String, Long, TimeWindow> {
         @Override
-        public void process(Long key, Context context, Iterable<Tuple3<Long, Long, Long>> events, Collector<String> out) {
+        public void process(
+                Long key,
+                Context context,
+                Iterable<Tuple3<Long, Long, Long>> events,
+                Collector<String> out) {
             List<Long> values = new ArrayList<>();
             events.forEach(event -> values.add(event.f1));
             Collections.sort(values);
-            out.collect("list " + key + " [" + context.window().getStart() + ", " + context.window().getEnd() + ") " + values);
+            out.collect(
+                    "list "
+                            + key
+                            + " ["
+                            + context.window().getStart()
+                            + ", "
+                            + context.window().getEnd()
+                            + ") "
+                            + values);
         }
     }
 }

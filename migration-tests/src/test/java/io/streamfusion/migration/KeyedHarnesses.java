@@ -39,7 +39,9 @@ final class KeyedHarnesses {
     static List<Long> keysOf(long keys, int parallelism, int subtask) {
         List<Long> owned = new ArrayList<>();
         for (long key = 0; key < keys; key++) {
-            if (KeyGroupRangeAssignment.assignKeyToParallelOperator(key, MAX_PARALLELISM, parallelism) == subtask) {
+            if (KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                            key, MAX_PARALLELISM, parallelism)
+                    == subtask) {
                 owned.add(key);
             }
         }
@@ -62,6 +64,7 @@ final class KeyedHarnesses {
             map.merge(v % 3, 1L, Long::sum);
         }
         long sum = list.stream().mapToLong(Long::longValue).sum();
-        return AllStateKindsFunction.describe(key, (long) updates, list, map, sum, value(key, updates));
+        return AllStateKindsFunction.describe(
+                key, (long) updates, list, map, sum, value(key, updates));
     }
 }

@@ -1,7 +1,7 @@
 package io.streamfusion.migration;
 
-import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.api.PriorityQueueStateType;
+import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -9,9 +9,9 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
-import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
@@ -44,7 +44,9 @@ class RescaleHarnessTest {
 
     @TempDir Path dir;
 
-    /** The snapshots a rescale can start from, and whether the backend checkpoints incrementally. */
+    /**
+     * The snapshots a rescale can start from, and whether the backend checkpoints incrementally.
+     */
     enum SnapshotKind {
         INCREMENTAL_CHECKPOINT(CheckpointType.CHECKPOINT, true),
         FULL_CHECKPOINT(CheckpointType.CHECKPOINT, false),
@@ -74,8 +76,8 @@ class RescaleHarnessTest {
 
     @ParameterizedTest(name = "{0}, timers={1}, parallelism {2}")
     @MethodSource("rescalings")
-    void everyKeysStateAndTimerFollowsItsKeyGroup(SnapshotKind kind, PriorityQueueStateType timers, int[] parallelisms)
-            throws Exception {
+    void everyKeysStateAndTimerFollowsItsKeyGroup(
+            SnapshotKind kind, PriorityQueueStateType timers, int[] parallelisms) throws Exception {
         // Write: three values per key at the first parallelism.
         List<OperatorSubtaskState> snapshots = new ArrayList<>();
         int parallelism = parallelisms[0];
@@ -94,15 +96,16 @@ class RescaleHarnessTest {
         // Each later parallelism restores the previous one's snapshots; the last one is checked.
         for (int step = 1; step < parallelisms.length; step++) {
             OperatorSubtaskState all =
-                    AbstractStreamOperatorTestHarness.repackageState(snapshots.toArray(new OperatorSubtaskState[0]));
+                    AbstractStreamOperatorTestHarness.repackageState(
+                            snapshots.toArray(new OperatorSubtaskState[0]));
             int previous = parallelism;
             parallelism = parallelisms[step];
             boolean last = step == parallelisms.length - 1;
             snapshots = new ArrayList<>();
             Set<Long> firedKeys = new HashSet<>();
             for (int subtask = 0; subtask < parallelism; subtask++) {
-                try (KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness =
-                        harness(kind, timers, parallelism, subtask)) {
+                try (KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String>
+                        harness = harness(kind, timers, parallelism, subtask)) {
                     harness.initializeState(
                             AbstractStreamOperatorTestHarness.repartitionOperatorState(
                                     all, MAX_PARALLELISM, previous, parallelism, subtask));
@@ -121,13 +124,27 @@ class RescaleHarnessTest {
                         expected.add(KeyedHarnesses.expectedState(key, 3));
                     }
                     List<String> output = harness.extractOutputValues();
-                    assertEquals(expected, output.subList(0, owned.size()), "state of subtask " + subtask);
+                    assertEquals(
+                            expected,
+                            output.subList(0, owned.size()),
+                            "state of subtask " + subtask);
                     List<String> timerLines = output.subList(owned.size(), output.size());
-                    assertEquals(owned.size(), timerLines.size(), "one timer per owned key in subtask " + subtask);
+                    assertEquals(
+                            owned.size(),
+                            timerLines.size(),
+                            "one timer per owned key in subtask " + subtask);
                     for (String line : timerLines) {
                         long key = Long.parseLong(line.split(" ")[1]);
-                        assertTrue(owned.contains(key), "timer of key " + key + " fired in subtask " + subtask);
-                        assertEquals("timer " + key + " at " + AllStateKindsFunction.timerTime(key) + " count=3", line);
+                        assertTrue(
+                                owned.contains(key),
+                                "timer of key " + key + " fired in subtask " + subtask);
+                        assertEquals(
+                                "timer "
+                                        + key
+                                        + " at "
+                                        + AllStateKindsFunction.timerTime(key)
+                                        + " count=3",
+                                line);
                         assertTrue(firedKeys.add(key), "timer of key " + key + " fired twice");
                     }
                 }
@@ -143,18 +160,23 @@ class RescaleHarnessTest {
     }
 
     private static OperatorSubtaskState snapshot(
-            KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness, SnapshotKind kind, long id)
+            KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness,
+            SnapshotKind kind,
+            long id)
             throws Exception {
         return harness.snapshotWithLocalState(id, id, kind.type).getJobManagerOwnedState();
     }
 
     private KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness(
-            SnapshotKind kind, PriorityQueueStateType timers, int parallelism, int subtask) throws Exception {
+            SnapshotKind kind, PriorityQueueStateType timers, int parallelism, int subtask)
+            throws Exception {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, kind.incremental);
         config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.toString());
         config.set(StreamFusionOptions.TIMER_SERVICE_FACTORY, timers);
         return KeyedHarnesses.harness(
-                new StreamFusionStateBackend().configure(config, getClass().getClassLoader()), parallelism, subtask);
+                new StreamFusionStateBackend().configure(config, getClass().getClassLoader()),
+                parallelism,
+                subtask);
     }
 }

@@ -25,11 +25,11 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A canonical savepoint passed hashmap -> streamfusion -> rocksdb -> streamfusion, with every
- * state kind and timers. Each backend restores the previous one's savepoint, checks every key's
- * state, adds one update per key, and takes a canonical savepoint for the next. The last step
- * also rescales 1 -> 2 and fires the timers. This exercises Flink's and our Flink-format
- * readers and writers in both directions, in one JVM with Flink's frocksdb beside our RocksDB.
+ * A canonical savepoint passed hashmap -> streamfusion -> rocksdb -> streamfusion, with every state
+ * kind and timers. Each backend restores the previous one's savepoint, checks every key's state,
+ * adds one update per key, and takes a canonical savepoint for the next. The last step also
+ * rescales 1 -> 2 and fires the timers. This exercises Flink's and our Flink-format readers and
+ * writers in both directions, in one JVM with Flink's frocksdb beside our RocksDB.
  */
 class SavepointInterchangeTest {
 
@@ -39,7 +39,9 @@ class SavepointInterchangeTest {
 
     @Test
     void canonicalSavepointTravelsBetweenAllThreeBackends() throws Exception {
-        StateBackend[] chain = {new HashMapStateBackend(), streamFusion(), rocksDb(), streamFusion()};
+        StateBackend[] chain = {
+            new HashMapStateBackend(), streamFusion(), rocksDb(), streamFusion()
+        };
         OperatorSubtaskState savepoint = null;
         for (int step = 0; step < chain.length - 1; step++) {
             try (KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness =
@@ -49,12 +51,18 @@ class SavepointInterchangeTest {
                 }
                 harness.open();
                 List<Long> keys = KeyedHarnesses.keysOf(KEYS, 1, 0);
-                assertEquals(expected(keys, step), probe(harness, keys), "state after restore into " + chain[step]);
+                assertEquals(
+                        expected(keys, step),
+                        probe(harness, keys),
+                        "state after restore into " + chain[step]);
                 for (long key : keys) {
                     harness.processElement(Tuple2.of(key, KeyedHarnesses.value(key, step + 1)), 0);
                 }
                 savepoint =
-                        harness.snapshotWithLocalState(step + 1, step + 1, SavepointType.savepoint(SavepointFormatType.CANONICAL))
+                        harness.snapshotWithLocalState(
+                                        step + 1,
+                                        step + 1,
+                                        SavepointType.savepoint(SavepointFormatType.CANONICAL))
                                 .getJobManagerOwnedState();
             }
         }
@@ -68,15 +76,29 @@ class SavepointInterchangeTest {
                                 savepoint, KeyedHarnesses.MAX_PARALLELISM, 1, 2, subtask));
                 harness.open();
                 List<Long> keys = KeyedHarnesses.keysOf(KEYS, 2, subtask);
-                assertEquals(expected(keys, updates), probe(harness, keys), "state in subtask " + subtask);
+                assertEquals(
+                        expected(keys, updates),
+                        probe(harness, keys),
+                        "state in subtask " + subtask);
                 harness.processWatermark(Long.MAX_VALUE);
                 List<String> timers = new ArrayList<>();
                 for (long key : keys) {
-                    timers.add("timer " + key + " at " + AllStateKindsFunction.timerTime(key) + " count=" + updates);
+                    timers.add(
+                            "timer "
+                                    + key
+                                    + " at "
+                                    + AllStateKindsFunction.timerTime(key)
+                                    + " count="
+                                    + updates);
                 }
                 List<String> output = harness.extractOutputValues();
-                assertEquals(timers, output.subList(keys.size(), output.size()).stream().sorted(
-                        java.util.Comparator.comparingLong(line -> Long.parseLong(line.split(" ")[1]))).toList());
+                assertEquals(
+                        timers,
+                        output.subList(keys.size(), output.size()).stream()
+                                .sorted(
+                                        java.util.Comparator.comparingLong(
+                                                line -> Long.parseLong(line.split(" ")[1])))
+                                .toList());
                 restoredKeys += keys.size();
             }
         }
@@ -86,14 +108,18 @@ class SavepointInterchangeTest {
     private static List<String> expected(List<Long> keys, int updates) {
         List<String> lines = new ArrayList<>();
         for (long key : keys) {
-            lines.add(updates == 0 ? AllStateKindsFunction.describe(key, null, List.of(), java.util.Map.of(), null, null)
-                    : KeyedHarnesses.expectedState(key, updates));
+            lines.add(
+                    updates == 0
+                            ? AllStateKindsFunction.describe(
+                                    key, null, List.of(), java.util.Map.of(), null, null)
+                            : KeyedHarnesses.expectedState(key, updates));
         }
         return lines;
     }
 
     private static List<String> probe(
-            KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness, List<Long> keys)
+            KeyedOneInputStreamOperatorTestHarness<Long, Tuple2<Long, Long>, String> harness,
+            List<Long> keys)
             throws Exception {
         int before = harness.extractOutputValues().size();
         for (long key : keys) {
@@ -105,7 +131,9 @@ class SavepointInterchangeTest {
 
     private StateBackend streamFusion() {
         Configuration config = new Configuration();
-        config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.resolve("streamfusion").toString());
+        config.setString(
+                StreamFusionOptions.LOCAL_DIRECTORIES.key(),
+                dir.resolve("streamfusion").toString());
         return new StreamFusionStateBackend().configure(config, getClass().getClassLoader());
     }
 

@@ -8,10 +8,10 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The per-slot cache of decoded state values, bounded in bytes. It holds clean values only:
- * every write reaches RocksDB before its value enters the cache, and eviction never writes.
- * Entries are keyed by the owning state's cache id and the canonical key bytes; a state that
- * changes serializers takes a new id, so its old entries can never be read again.
+ * The per-slot cache of decoded state values, bounded in bytes. It holds clean values only: every
+ * write reaches RocksDB before its value enters the cache, and eviction never writes. Entries are
+ * keyed by the owning state's cache id and the canonical key bytes; a state that changes
+ * serializers takes a new id, so its old entries can never be read again.
  */
 public final class DecodedValueCache {
 
@@ -31,7 +31,8 @@ public final class DecodedValueCache {
                 Caffeine.newBuilder()
                         .maximumWeight(capacityBytes)
                         .weigher((Key key, Object value) -> key.weight)
-                        // Maintenance on the calling thread: no background threads, deterministic tests.
+                        // Maintenance on the calling thread: no background threads, deterministic
+                        // tests.
                         .executor(Runnable::run)
                         .recordStats()
                         .build();
@@ -98,7 +99,9 @@ public final class DecodedValueCache {
                 return false;
             }
             Key that = (Key) other;
-            return stateId == that.stateId && owner == that.owner && Arrays.equals(bytes, that.bytes);
+            return stateId == that.stateId
+                    && owner == that.owner
+                    && Arrays.equals(bytes, that.bytes);
         }
 
         @Override

@@ -3,11 +3,11 @@ package io.streamfusion.backend.cache;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
- * One value state's view of the {@link DecodedValueCache}. Callers never see a cached object
- * itself unless the value type is immutable: reads return a copy, so user code cannot change a
- * cached value behind the cache's back. A written value of a mutable type is not cached (the
- * caller keeps its object, and copying it could mean deserializing); the key is invalidated and
- * the next read admits the committed value, as the prior art's cache did.
+ * One value state's view of the {@link DecodedValueCache}. Callers never see a cached object itself
+ * unless the value type is immutable: reads return a copy, so user code cannot change a cached
+ * value behind the cache's back. A written value of a mutable type is not cached (the caller keeps
+ * its object, and copying it could mean deserializing); the key is invalidated and the next read
+ * admits the committed value, as the prior art's cache did.
  */
 public final class StateValueCache<V> {
 
@@ -24,8 +24,8 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Adopts a new serializer (state re-registered or migrated): a new id, so entries decoded
-     * with the old serializer are never returned.
+     * Adopts a new serializer (state re-registered or migrated): a new id, so entries decoded with
+     * the old serializer are never returned.
      */
     public void useSerializer(TypeSerializer<V> newSerializer) {
         this.serializer = newSerializer;
@@ -41,8 +41,8 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Admits a value just read from RocksDB. The cache keeps {@code value}; the caller must
-     * return {@link #copyForCaller} of it, not the object itself.
+     * Admits a value just read from RocksDB. The cache keeps {@code value}; the caller must return
+     * {@link #copyForCaller} of it, not the object itself.
      */
     public void admitRead(byte[] key, V value, int serializedBytes) {
         cache.put(stateId, owner, key, value, serializedBytes);
@@ -55,8 +55,8 @@ public final class StateValueCache<V> {
 
     /**
      * Keeps a cached key current after its value was written to RocksDB: replaced in place if
-     * immutable, otherwise dropped so the next read admits the committed value. A key that is
-     * not cached stays out: only reads admit, so a stream of writes costs one lookup each.
+     * immutable, otherwise dropped so the next read admits the committed value. A key that is not
+     * cached stays out: only reads admit, so a stream of writes costs one lookup each.
      */
     public void afterWrite(byte[] key, V value, int serializedBytes) {
         if (immutable) {

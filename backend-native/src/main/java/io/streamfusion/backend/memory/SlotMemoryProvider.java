@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Obtains the slot's shared native memory from Flink's memory manager, the way Flink's RocksDB
  * backend obtains its shared cache: from the slot's managed memory by default, or as a fixed
- * external budget per slot. The first keyed backend of a slot allocates it; the last one to
- * release its lease frees it. The decoded-value cache is paid from the same budget: it takes
- * {@code cache.size} and RocksDB the rest, unless that would leave RocksDB less than the
- * cache, in which case the cache is refused and disabled.
+ * external budget per slot. The first keyed backend of a slot allocates it; the last one to release
+ * its lease frees it. The decoded-value cache is paid from the same budget: it takes {@code
+ * cache.size} and RocksDB the rest, unless that would leave RocksDB less than the cache, in which
+ * case the cache is refused and disabled.
  */
 public final class SlotMemoryProvider {
 
@@ -30,7 +30,8 @@ public final class SlotMemoryProvider {
     private SlotMemoryProvider() {}
 
     public static OpaqueMemoryResource<SlotMemory> acquire(
-            Environment env, StreamFusionConfig config, double managedMemoryFraction) throws Exception {
+            Environment env, StreamFusionConfig config, double managedMemoryFraction)
+            throws Exception {
         LongFunctionWithException<SlotMemory, Exception> allocator =
                 size -> {
                     if (size <= 0) {
@@ -42,10 +43,14 @@ public final class SlotMemoryProvider {
                                         + " 'state.backend.streamfusion.memory.fixed-per-slot'.");
                     }
                     long cacheBytes = cacheBytes(size, config);
-                    DecodedValueCache cache = cacheBytes > 0 ? new DecodedValueCache(cacheBytes) : null;
+                    DecodedValueCache cache =
+                            cacheBytes > 0 ? new DecodedValueCache(cacheBytes) : null;
                     return new SlotMemory(
                             NativeSlotMemory.allocate(
-                                    size - cacheBytes, config.writeBufferRatio(), config.writeBufferSize().getBytes()), cache);
+                                    size - cacheBytes,
+                                    config.writeBufferRatio(),
+                                    config.writeBufferSize().getBytes()),
+                            cache);
                 };
         if (config.fixedMemoryPerSlot() != null) {
             return env.getMemoryManager()
@@ -53,7 +58,8 @@ public final class SlotMemoryProvider {
                             FIXED_RESOURCE_ID, allocator, config.fixedMemoryPerSlot().getBytes());
         }
         return env.getMemoryManager()
-                .getSharedMemoryResourceForManagedMemory(MANAGED_RESOURCE_ID, allocator, managedMemoryFraction);
+                .getSharedMemoryResourceForManagedMemory(
+                        MANAGED_RESOURCE_ID, allocator, managedMemoryFraction);
     }
 
     /** The decoded-value cache's share of a slot budget: its configured size, or 0 if refused. */

@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Decodes an entry batch: {@code [u32 state index][u32 key length][key][u32 value length]
- * [value]} repeated, big-endian. The Rust twin is native/src/batch.rs.
+ * Decodes an entry batch: {@code [u32 state index][u32 key length][key][u32 value length] [value]}
+ * repeated, big-endian. The Rust twin is native/src/batch.rs.
  */
 public final class EntryBatchReader {
 

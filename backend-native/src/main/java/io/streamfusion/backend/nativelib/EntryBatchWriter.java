@@ -8,8 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Encodes entries into the batch format read by native/src/batch.rs, so that many writes cross
- * JNI in one call. Reused between batches: {@link #clear()} keeps the buffer.
+ * Encodes entries into the batch format read by native/src/batch.rs, so that many writes cross JNI
+ * in one call. Reused between batches: {@link #clear()} keeps the buffer.
  */
 public final class EntryBatchWriter {
 

@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Encodes a list of keys ({@code [u32 length][key]} repeated, big-endian) for native multi-gets
- * and deletes. The Rust twin is {@code batch::decode_keys}.
+ * Encodes a list of keys ({@code [u32 length][key]} repeated, big-endian) for native multi-gets and
+ * deletes. The Rust twin is {@code batch::decode_keys}.
  */
 public final class KeyListWriter {
 

@@ -3,9 +3,9 @@ package io.streamfusion.backend.nativelib;
 import java.util.Locale;
 
 /**
- * What the Java side and the native library must agree on, as the Java side defines it: the
- * ABI version and every code the two exchange. {@link NativeLibrary} sends {@link #descriptor()}
- * when it loads the library, which refuses to run with a descriptor other than its own
+ * What the Java side and the native library must agree on, as the Java side defines it: the ABI
+ * version and every code the two exchange. {@link NativeLibrary} sends {@link #descriptor()} when
+ * it loads the library, which refuses to run with a descriptor other than its own
  * (native/src/abi.rs builds the same string), so a mismatch fails before any state is touched.
  */
 final class NativeAbi {

@@ -35,24 +35,26 @@ public final class NativeColumnFamily extends NativeHandle {
     }
 
     /**
-     * Appends to the list stored under {@code key} without reading it: the native merge
-     * operator joins values with Flink's list delimiter, as Flink's RocksDB backend does.
+     * Appends to the list stored under {@code key} without reading it: the native merge operator
+     * joins values with Flink's list delimiter, as Flink's RocksDB backend does.
      */
     public void merge(byte[] key, byte[] value) {
         NativeMethods.merge(handle(), key, value);
     }
 
     /**
-     * Entries whose keys start with {@code prefix}, in key order, after {@code resumeAfter} if
-     * it is not null, encoded as an entry batch of at least {@code maxBytes} unless fewer remain.
-     * A batch shorter than {@code maxBytes} holds every remaining entry.
+     * Entries whose keys start with {@code prefix}, in key order, after {@code resumeAfter} if it
+     * is not null, encoded as an entry batch of at least {@code maxBytes} unless fewer remain. A
+     * batch shorter than {@code maxBytes} holds every remaining entry.
      */
     public byte[] scanPrefix(byte[] prefix, byte[] resumeAfter, int maxBytes) {
         return NativeMethods.scanPrefix(handle(), prefix, resumeAfter, maxBytes);
     }
 
     /** Deletes every entry whose key starts with {@code prefix}; returns how many. */
-    /** The greatest key under {@code prefix} that is below {@code before} (if not null), or null. */
+    /**
+     * The greatest key under {@code prefix} that is below {@code before} (if not null), or null.
+     */
     @Nullable
     public byte[] lastKeyWithPrefix(byte[] prefix, @Nullable byte[] before) {
         return NativeMethods.lastKeyWithPrefix(handle(), prefix, before);
@@ -94,8 +96,11 @@ public final class NativeColumnFamily extends NativeHandle {
      * TtlCompactionFilterSpec.Layout#VARIABLE_ELEMENT_LIST} and ignored otherwise.
      */
     public void configureTtlCompactionFilter(
-            TtlCompactionFilterSpec spec, NativeTtlClock clock, @Nullable NativeListElementScanner listScanner) {
-        long periodicSeconds = spec.periodicCompaction() == null ? -1 : spec.periodicCompaction().getSeconds();
+            TtlCompactionFilterSpec spec,
+            NativeTtlClock clock,
+            @Nullable NativeListElementScanner listScanner) {
+        long periodicSeconds =
+                spec.periodicCompaction() == null ? -1 : spec.periodicCompaction().getSeconds();
         NativeMethods.configureTtlCompactionFilter(
                 handle(),
                 spec.layout().code,
@@ -104,7 +109,9 @@ public final class NativeColumnFamily extends NativeHandle {
                 spec.queryTimeAfterEntries(),
                 periodicSeconds,
                 clock,
-                spec.layout() == TtlCompactionFilterSpec.Layout.VARIABLE_ELEMENT_LIST ? listScanner : null);
+                spec.layout() == TtlCompactionFilterSpec.Layout.VARIABLE_ELEMENT_LIST
+                        ? listScanner
+                        : null);
     }
 
     /** Compacts the whole column family now, running its compaction filter over every entry. */

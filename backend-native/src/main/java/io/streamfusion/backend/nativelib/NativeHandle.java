@@ -4,10 +4,10 @@ package io.streamfusion.backend.nativelib;
  * Owns one opaque native handle and frees it exactly once.
  *
  * <p>A second {@link #close()} does nothing; any use after close throws {@link
- * IllegalStateException} instead of passing a dangling pointer to native code. Callers that
- * share a handle between threads (a snapshot thread and the task thread) must also keep it
- * from being closed while in use; the keyed backend does this with Flink's {@code
- * ResourceGuard}, as Flink's RocksDB backend does.
+ * IllegalStateException} instead of passing a dangling pointer to native code. Callers that share a
+ * handle between threads (a snapshot thread and the task thread) must also keep it from being
+ * closed while in use; the keyed backend does this with Flink's {@code ResourceGuard}, as Flink's
+ * RocksDB backend does.
  */
 abstract class NativeHandle implements AutoCloseable {
 

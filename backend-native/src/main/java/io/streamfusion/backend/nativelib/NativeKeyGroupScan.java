@@ -12,8 +12,8 @@ public final class NativeKeyGroupScan extends NativeHandle {
     }
 
     /**
-     * The next entries, about {@code maxBytes} of them encoded (always at least one entry if
-     * any remain). An empty array means the scan is complete.
+     * The next entries, about {@code maxBytes} of them encoded (always at least one entry if any
+     * remain). An empty array means the scan is complete.
      */
     public byte[] nextBatch(int maxBytes) {
         return NativeMethods.scanNextBatch(handle(), maxBytes);

@@ -10,13 +10,13 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
- * Finds, extracts and loads the Rust library, then checks that it was built from the same
- * source as this Java code.
+ * Finds, extracts and loads the Rust library, then checks that it was built from the same source as
+ * this Java code.
  *
  * <p>The library is loaded once per class loader that holds this class. With the plugin jar in
- * Flink's {@code lib/} that is once per JVM, however many user-code class loaders the jobs
- * have. The JVM refuses to bind one library file to two class loaders, so each loader that
- * does load this class (tests do) extracts its own copy of the file.
+ * Flink's {@code lib/} that is once per JVM, however many user-code class loaders the jobs have.
+ * The JVM refuses to bind one library file to two class loaders, so each loader that does load this
+ * class (tests do) extracts its own copy of the file.
  *
  * <p>A failure is remembered: every later call throws the same clear error rather than a bare
  * {@link UnsatisfiedLinkError} at some random native call.
@@ -102,7 +102,10 @@ public final class NativeLibrary {
         String platform = platform();
         String resource = resourcePath(platform);
         ClassLoader loader = NativeLibrary.class.getClassLoader();
-        URL url = loader == null ? ClassLoader.getSystemResource(resource) : loader.getResource(resource);
+        URL url =
+                loader == null
+                        ? ClassLoader.getSystemResource(resource)
+                        : loader.getResource(resource);
         if (url == null) {
             throw new NativeLibraryException(
                     "StreamFusion native library not found for platform "

@@ -1,8 +1,8 @@
 package io.streamfusion.backend.nativelib;
 
 /**
- * The native library could not be found, loaded, or matched to this Java code. The message
- * names the platform, the path that was tried, and what to do about it.
+ * The native library could not be found, loaded, or matched to this Java code. The message names
+ * the platform, the path that was tried, and what to do about it.
  */
 public class NativeLibraryException extends RuntimeException {
 

@@ -12,13 +12,16 @@ final class NativeMethods {
 
     static native int abiVersion();
 
-    /** Fails unless {@code javaDescriptor} equals the library's own {@link NativeAbi#descriptor()}. */
+    /**
+     * Fails unless {@code javaDescriptor} equals the library's own {@link NativeAbi#descriptor()}.
+     */
     static native void checkJavaAbi(String javaDescriptor);
 
     /** Makes the native side panic; proves in tests that a panic becomes an exception. */
     static native void triggerPanic(String message);
 
-    static native long openSlotMemory(long totalBytes, double writeBufferRatio, long writeBufferSize);
+    static native long openSlotMemory(
+            long totalBytes, double writeBufferRatio, long writeBufferSize);
 
     static native void closeSlotMemory(long memory);
 
@@ -42,7 +45,8 @@ final class NativeMethods {
 
     static native void merge(long columnFamily, byte[] key, byte[] value);
 
-    static native byte[] scanPrefix(long columnFamily, byte[] prefix, byte[] resumeAfter, int maxBytes);
+    static native byte[] scanPrefix(
+            long columnFamily, byte[] prefix, byte[] resumeAfter, int maxBytes);
 
     static native long deletePrefix(long columnFamily, byte[] prefix);
 

@@ -1,8 +1,8 @@
 package io.streamfusion.backend.nativelib;
 
 /**
- * The memory budget of one slot in native code: a RocksDB block cache and a write-buffer
- * manager charged to it, shared by every {@link NativeStore} opened with it.
+ * The memory budget of one slot in native code: a RocksDB block cache and a write-buffer manager
+ * charged to it, shared by every {@link NativeStore} opened with it.
  */
 public final class NativeSlotMemory extends NativeHandle {
 
@@ -15,13 +15,15 @@ public final class NativeSlotMemory extends NativeHandle {
 
     /**
      * Creates the cache and write-buffer manager for a budget of {@code totalBytes}, of which
-     * memtables may use the share {@code writeBufferRatio}, each memtable holding up to
-     * {@code writeBufferSize} bytes.
+     * memtables may use the share {@code writeBufferRatio}, each memtable holding up to {@code
+     * writeBufferSize} bytes.
      */
-    public static NativeSlotMemory allocate(long totalBytes, double writeBufferRatio, long writeBufferSize) {
+    public static NativeSlotMemory allocate(
+            long totalBytes, double writeBufferRatio, long writeBufferSize) {
         NativeLibrary.ensureLoaded();
         return new NativeSlotMemory(
-                NativeMethods.openSlotMemory(totalBytes, writeBufferRatio, writeBufferSize), totalBytes);
+                NativeMethods.openSlotMemory(totalBytes, writeBufferRatio, writeBufferSize),
+                totalBytes);
     }
 
     public long totalBytes() {

@@ -4,8 +4,8 @@ import java.io.File;
 import java.util.List;
 
 /**
- * One RocksDB instance in native memory, owned by one keyed backend. Its column families are
- * opened as {@link NativeColumnFamily}s, which must be closed before the store.
+ * One RocksDB instance in native memory, owned by one keyed backend. Its column families are opened
+ * as {@link NativeColumnFamily}s, which must be closed before the store.
  */
 public final class NativeStore extends NativeHandle {
 
@@ -14,9 +14,9 @@ public final class NativeStore extends NativeHandle {
     }
 
     /**
-     * Opens, creating if needed, the RocksDB instance in {@code directory}, using the slot's
-     * shared block cache and write-buffer budget. The store keeps that memory alive natively,
-     * so {@code memory} may be closed before the store.
+     * Opens, creating if needed, the RocksDB instance in {@code directory}, using the slot's shared
+     * block cache and write-buffer budget. The store keeps that memory alive natively, so {@code
+     * memory} may be closed before the store.
      */
     public static NativeStore open(File directory, NativeSlotMemory memory) {
         long handle = NativeMethods.openStore(directory.getAbsolutePath(), memory.handle());
@@ -25,19 +25,22 @@ public final class NativeStore extends NativeHandle {
 
     /** Opens the column family of a state, creating it if it does not exist. */
     public NativeColumnFamily openColumnFamily(String stateName) {
-        return new NativeColumnFamily(NativeMethods.openColumnFamily(handle(), stateName), stateName);
+        return new NativeColumnFamily(
+                NativeMethods.openColumnFamily(handle(), stateName), stateName);
     }
 
     /** Writes all entries of an encoded batch in one atomic RocksDB write. */
     public int applyBatch(List<NativeColumnFamily> columnFamilies, byte[] encodedBatch) {
-        return NativeMethods.applyBatch(handle(), NativeColumnFamily.handles(columnFamilies), encodedBatch);
+        return NativeMethods.applyBatch(
+                handle(), NativeColumnFamily.handles(columnFamilies), encodedBatch);
     }
 
     /**
-     * Starts a scan of the given column families over a point-in-time snapshot, in canonical snapshot
-     * order: by key group, then by the column family's position in {@code columnFamilies}.
+     * Starts a scan of the given column families over a point-in-time snapshot, in canonical
+     * snapshot order: by key group, then by the column family's position in {@code columnFamilies}.
      */
-    public NativeKeyGroupScan openScan(List<NativeColumnFamily> columnFamilies, int keyGroupPrefixBytes) {
+    public NativeKeyGroupScan openScan(
+            List<NativeColumnFamily> columnFamilies, int keyGroupPrefixBytes) {
         return new NativeKeyGroupScan(
                 NativeMethods.openScan(
                         handle(), NativeColumnFamily.handles(columnFamilies), keyGroupPrefixBytes));
@@ -65,13 +68,14 @@ public final class NativeStore extends NativeHandle {
     }
 
     /**
-     * Copies the entries in {@code range} of every column family of the RocksDB instance in
-     * {@code source} (opened read-only) into the same-named column families of this store.
+     * Copies the entries in {@code range} of every column family of the RocksDB instance in {@code
+     * source} (opened read-only) into the same-named column families of this store.
      *
      * @return the number of entries copied
      */
     public long copyKeyRange(File source, KeyRange range) {
-        return NativeMethods.copyKeyRange(handle(), source.getAbsolutePath(), range.begin(), range.end());
+        return NativeMethods.copyKeyRange(
+                handle(), source.getAbsolutePath(), range.begin(), range.end());
     }
 
     /** Flushes every memtable to SST files. */

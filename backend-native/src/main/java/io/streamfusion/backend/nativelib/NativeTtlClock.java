@@ -1,8 +1,8 @@
 package io.streamfusion.backend.nativelib;
 
 /**
- * The job's TTL clock as the native compaction filter reads it, from RocksDB's background
- * threads, once every configured number of entries. Must be thread-safe and must not block.
+ * The job's TTL clock as the native compaction filter reads it, from RocksDB's background threads,
+ * once every configured number of entries. Must be thread-safe and must not block.
  */
 @FunctionalInterface
 public interface NativeTtlClock {

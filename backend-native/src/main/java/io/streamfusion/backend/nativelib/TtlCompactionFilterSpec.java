@@ -5,8 +5,8 @@ import javax.annotation.Nullable;
 import java.time.Duration;
 
 /**
- * What the native TTL compaction filter of one state column family does: where timestamps are in its
- * values, the time to live, how often it reads the clock, and RocksDB's periodic compaction.
+ * What the native TTL compaction filter of one state column family does: where timestamps are in
+ * its values, the time to live, how often it reads the clock, and RocksDB's periodic compaction.
  *
  * @param elementBytes for {@link Layout#FIXED_ELEMENT_LIST}, the bytes of one element plus its
  *     delimiter; otherwise ignored
@@ -41,10 +41,15 @@ public record TtlCompactionFilterSpec(
 
     public TtlCompactionFilterSpec {
         if (layout == Layout.FIXED_ELEMENT_LIST && elementBytes <= 0) {
-            throw new IllegalArgumentException("A fixed-length list element has a positive length, not " + elementBytes);
+            throw new IllegalArgumentException(
+                    "A fixed-length list element has a positive length, not " + elementBytes);
         }
         if (ttlMillis <= 0 || queryTimeAfterEntries <= 0) {
-            throw new IllegalArgumentException("TTL and query interval must be positive: " + ttlMillis + ", " + queryTimeAfterEntries);
+            throw new IllegalArgumentException(
+                    "TTL and query interval must be positive: "
+                            + ttlMillis
+                            + ", "
+                            + queryTimeAfterEntries);
         }
     }
 }

@@ -4,9 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Decodes the answer of a native multi-get: one {@code [u32 length][value]} per key, with
- * length {@code 0xFFFFFFFF} for an absent key. The Rust twin is {@code
- * batch::encode_optional_value}.
+ * Decodes the answer of a native multi-get: one {@code [u32 length][value]} per key, with length
+ * {@code 0xFFFFFFFF} for an absent key. The Rust twin is {@code batch::encode_optional_value}.
  */
 public final class ValueListReader {
 

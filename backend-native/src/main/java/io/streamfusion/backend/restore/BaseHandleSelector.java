@@ -7,9 +7,9 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Picks the handle whose instance a rescaling restore opens and clips, before merging the
- * others into it. As in Flink's RocksDB backend: the most key groups in common with the new
- * range, then the largest share of the handle's own key groups, so the least data is copied.
+ * Picks the handle whose instance a rescaling restore opens and clips, before merging the others
+ * into it. As in Flink's RocksDB backend: the most key groups in common with the new range, then
+ * the largest share of the handle's own key groups, so the least data is copied.
  */
 final class BaseHandleSelector {
 
@@ -22,7 +22,11 @@ final class BaseHandleSelector {
         return handles.stream()
                 .max(
                         Comparator.<T>comparingInt(h -> overlap(h, target))
-                                .thenComparingDouble(h -> (double) overlap(h, target) / h.getKeyGroupRange().getNumberOfKeyGroups()))
+                                .thenComparingDouble(
+                                        h ->
+                                                (double) overlap(h, target)
+                                                        / h.getKeyGroupRange()
+                                                                .getNumberOfKeyGroups()))
                 .orElseThrow();
     }
 

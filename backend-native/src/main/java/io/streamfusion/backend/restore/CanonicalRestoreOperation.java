@@ -33,9 +33,9 @@ import java.util.concurrent.CancellationException;
 /**
  * Restores canonical key-grouped snapshots (full checkpoints and canonical savepoints of any
  * backend) into a native store. Flink's {@link FullSnapshotRestoreOperation} reads the stream,
- * which already covers only this backend's key groups; entries reach the store in write
- * batches, one JNI crossing per batch. Timer entries go to native timer column families or, in heap
- * timer mode, to heap queues; both modes read the same canonical timer entries.
+ * which already covers only this backend's key groups; entries reach the store in write batches,
+ * one JNI crossing per batch. Timer entries go to native timer column families or, in heap timer
+ * mode, to heap queues; both modes read the same canonical timer entries.
  */
 public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void> {
 
@@ -51,6 +51,7 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
     private final int numberOfKeyGroups;
     private final int keyGroupPrefixBytes;
     private final boolean timersOnHeap;
+
     /** Closed by Flink when the task is cancelled during restore. */
     private final CloseableRegistry cancelRegistry;
 
@@ -69,7 +70,10 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
         this.stateHandles = new ArrayList<>(stateHandles);
         this.reader =
                 new FullSnapshotRestoreOperation<>(
-                        keyGroupRange, userCodeClassLoader, this.stateHandles, keySerializerProvider);
+                        keyGroupRange,
+                        userCodeClassLoader,
+                        this.stateHandles,
+                        keySerializerProvider);
         this.states = states;
         this.registeredPQStates = registeredPQStates;
         this.priorityQueueFactory = priorityQueueFactory;
@@ -112,13 +116,14 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
     private void apply(SavepointRestoreResult result) throws Exception {
         List<StateMetaInfoSnapshot> metaInfos = result.getStateMetaInfoSnapshots();
         Map<Integer, Integer> batchIndexByStateId = new HashMap<>();
-        Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<HeapPriorityQueueElement>> queuesByStateId =
-                new HashMap<>();
+        Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<HeapPriorityQueueElement>>
+                queuesByStateId = new HashMap<>();
         List<NativeColumnFamily> batchColumns = new ArrayList<>();
         for (int stateId = 0; stateId < metaInfos.size(); stateId++) {
             StateMetaInfoSnapshot metaInfo = metaInfos.get(stateId);
             if (timersOnHeap
-                    && metaInfo.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                    && metaInfo.getBackendStateType()
+                            == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
                 queuesByStateId.put(stateId, queueFor(metaInfo));
             } else {
                 batchIndexByStateId.put(stateId, batchColumns.size());
@@ -132,7 +137,8 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
                 if (cancelRegistry.isClosed()) {
                     throw new CancellationException("StreamFusion restore cancelled");
                 }
-                try (ThrowingIterator<KeyGroupEntry> entries = keyGroups.next().getKeyGroupEntries()) {
+                try (ThrowingIterator<KeyGroupEntry> entries =
+                        keyGroups.next().getKeyGroupEntries()) {
                     while (entries.hasNext()) {
                         KeyGroupEntry entry = entries.next();
                         Integer batchIndex = batchIndexByStateId.get(entry.getKvStateId());
@@ -142,7 +148,8 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
                                 states.write(batchColumns, batch);
                             }
                         } else {
-                            restoreTimer(queuesByStateId.get(entry.getKvStateId()), entry, elementIn);
+                            restoreTimer(
+                                    queuesByStateId.get(entry.getKvStateId()), entry, elementIn);
                         }
                     }
                 }
@@ -158,7 +165,8 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
             throws IOException {
         if (queue == null) {
             throw new IOException(
-                    "Snapshot entry refers to unknown state id " + entry.getKvStateId()
+                    "Snapshot entry refers to unknown state id "
+                            + entry.getKvStateId()
                             + "; the snapshot is corrupt or was written by an incompatible writer.");
         }
         in.setBuffer(entry.getKey());
@@ -167,7 +175,8 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private HeapPriorityQueueSnapshotRestoreWrapper<HeapPriorityQueueElement> queueFor(StateMetaInfoSnapshot snapshot) {
+    private HeapPriorityQueueSnapshotRestoreWrapper<HeapPriorityQueueElement> queueFor(
+            StateMetaInfoSnapshot snapshot) {
         return (HeapPriorityQueueSnapshotRestoreWrapper<HeapPriorityQueueElement>)
                 registeredPQStates.computeIfAbsent(
                         snapshot.getName(),
@@ -175,7 +184,8 @@ public final class CanonicalRestoreOperation<K> implements RestoreOperation<Void
                             RegisteredPriorityQueueStateBackendMetaInfo metaInfo =
                                     new RegisteredPriorityQueueStateBackendMetaInfo<>(snapshot);
                             HeapPriorityQueueSet queue =
-                                    priorityQueueFactory.create(name, metaInfo.getElementSerializer());
+                                    priorityQueueFactory.create(
+                                            name, metaInfo.getElementSerializer());
                             return new HeapPriorityQueueSnapshotRestoreWrapper<>(
                                     queue,
                                     metaInfo,

@@ -21,14 +21,21 @@ final class KeyGroupKeyRanges {
         return between(keyGroups.getStartKeyGroup(), keyGroups.getEndKeyGroup() + 1, prefixBytes);
     }
 
-    /** The ranges to delete from an instance holding {@code current} so that only {@code target} remains. */
+    /**
+     * The ranges to delete from an instance holding {@code current} so that only {@code target}
+     * remains.
+     */
     static List<KeyRange> outside(KeyGroupRange current, KeyGroupRange target, int prefixBytes) {
         List<KeyRange> ranges = new ArrayList<>(2);
         if (current.getStartKeyGroup() < target.getStartKeyGroup()) {
             ranges.add(between(current.getStartKeyGroup(), target.getStartKeyGroup(), prefixBytes));
         }
         if (current.getEndKeyGroup() > target.getEndKeyGroup()) {
-            ranges.add(between(target.getEndKeyGroup() + 1, current.getEndKeyGroup() + 1, prefixBytes));
+            ranges.add(
+                    between(
+                            target.getEndKeyGroup() + 1,
+                            current.getEndKeyGroup() + 1,
+                            prefixBytes));
         }
         return ranges;
     }

@@ -37,13 +37,12 @@ import java.util.UUID;
 import java.util.concurrent.CancellationException;
 
 /**
- * Restores native snapshots (incremental and full checkpoints, native savepoints) into a new
- * store.
+ * Restores native snapshots (incremental and full checkpoints, native savepoints) into a new store.
  *
- * <p>Without rescaling, the snapshot's files become the instance as they are. With rescaling,
- * the handle with the most key groups in common becomes the base instance and is clipped to
- * this backend's key groups with range deletes; the owned key groups of every other handle are
- * copied in from a temporary instance. Every file is checked against the manifest first.
+ * <p>Without rescaling, the snapshot's files become the instance as they are. With rescaling, the
+ * handle with the most key groups in common becomes the base instance and is clipped to this
+ * backend's key groups with range deletes; the owned key groups of every other handle are copied in
+ * from a temporary instance. Every file is checked against the manifest first.
  */
 public final class NativeRestoreOperation<K> {
 
@@ -95,32 +94,40 @@ public final class NativeRestoreOperation<K> {
             baseMeta.stateMetaInfos().forEach(state -> states.putIfAbsent(state.getName(), state));
             boolean rescaled = handles.size() > 1 || !base.getKeyGroupRange().equals(keyGroupRange);
             if (!base.getKeyGroupRange().equals(keyGroupRange)) {
-                store.deleteKeyRanges(KeyGroupKeyRanges.outside(base.getKeyGroupRange(), keyGroupRange, keyGroupPrefixBytes));
+                store.deleteKeyRanges(
+                        KeyGroupKeyRanges.outside(
+                                base.getKeyGroupRange(), keyGroupRange, keyGroupPrefixBytes));
             }
             for (IncrementalRemoteKeyedStateHandle handle : handles) {
                 if (handle != base) {
                     NativeSnapshotMeta meta = readMeta(handle);
                     copyOwnedKeyGroups(store, handle, meta);
-                    meta.stateMetaInfos().forEach(state -> states.putIfAbsent(state.getName(), state));
+                    meta.stateMetaInfos()
+                            .forEach(state -> states.putIfAbsent(state.getName(), state));
                 }
             }
             if (rescaled) {
-                LOG.info("Restored {} native snapshot(s) into key groups {} by clipping and merging",
-                        handles.size(), keyGroupRange.prettyPrintInterval());
-                return new NativeRestoreResult(store, List.copyOf(states.values()), UUID.randomUUID(), null);
+                LOG.info(
+                        "Restored {} native snapshot(s) into key groups {} by clipping and merging",
+                        handles.size(),
+                        keyGroupRange.prettyPrintInterval());
+                return new NativeRestoreResult(
+                        store, List.copyOf(states.values()), UUID.randomUUID(), null);
             }
             return new NativeRestoreResult(
                     store,
                     List.copyOf(states.values()),
                     base.getBackendIdentifier(),
-                    new ConfirmedSnapshotFiles(base.getCheckpointId(), restoredSharedFiles(base, baseManifest)));
+                    new ConfirmedSnapshotFiles(
+                            base.getCheckpointId(), restoredSharedFiles(base, baseManifest)));
         } catch (Throwable t) {
             IOUtils.closeQuietly(store);
             throw t;
         }
     }
 
-    private void copyOwnedKeyGroups(NativeStore store, IncrementalRemoteKeyedStateHandle handle, NativeSnapshotMeta meta)
+    private void copyOwnedKeyGroups(
+            NativeStore store, IncrementalRemoteKeyedStateHandle handle, NativeSnapshotMeta meta)
             throws Exception {
         KeyGroupRange owned = handle.getKeyGroupRange().getIntersection(keyGroupRange);
         if (owned.getNumberOfKeyGroups() == 0) {
@@ -129,30 +136,51 @@ public final class NativeRestoreOperation<K> {
         File temporary = new File(workingDirectory, "restore-" + UUID.randomUUID());
         try {
             if (!temporary.mkdirs()) {
-                throw new IOException("Could not create the temporary restore directory " + temporary);
+                throw new IOException(
+                        "Could not create the temporary restore directory " + temporary);
             }
             download(handle, manifestByName(meta), temporary);
-            long copied = store.copyKeyRange(temporary, KeyGroupKeyRanges.of(owned, keyGroupPrefixBytes));
-            LOG.debug("Copied {} entries of key groups {} from checkpoint {}", copied, owned, handle.getCheckpointId());
+            long copied =
+                    store.copyKeyRange(temporary, KeyGroupKeyRanges.of(owned, keyGroupPrefixBytes));
+            LOG.debug(
+                    "Copied {} entries of key groups {} from checkpoint {}",
+                    copied,
+                    owned,
+                    handle.getCheckpointId());
         } finally {
             FileUtils.deleteDirectoryQuietly(temporary);
         }
     }
 
     private NativeSnapshotMeta readMeta(IncrementalRemoteKeyedStateHandle handle) throws Exception {
-        String source = "meta " + SnapshotFileNames.describe(handle.getMetaDataStateHandle())
-                + " of checkpoint " + handle.getCheckpointId();
-        NativeSnapshotMeta meta = SnapshotFileDownloader.read(handle.getMetaDataStateHandle(), "The " + source, cancelRegistry, in -> {
-            try {
-                return NativeSnapshotMetaReader.read(in, userCodeClassLoader, source);
-            } catch (SnapshotFormatException e) {
-                throw new IOException(e.getMessage() + " " + SnapshotFileNames.WHAT_TO_DO, e);
-            }
-        });
+        String source =
+                "meta "
+                        + SnapshotFileNames.describe(handle.getMetaDataStateHandle())
+                        + " of checkpoint "
+                        + handle.getCheckpointId();
+        NativeSnapshotMeta meta =
+                SnapshotFileDownloader.read(
+                        handle.getMetaDataStateHandle(),
+                        "The " + source,
+                        cancelRegistry,
+                        in -> {
+                            try {
+                                return NativeSnapshotMetaReader.read(
+                                        in, userCodeClassLoader, source);
+                            } catch (SnapshotFormatException e) {
+                                throw new IOException(
+                                        e.getMessage() + " " + SnapshotFileNames.WHAT_TO_DO, e);
+                            }
+                        });
         if (meta.keyGroupPrefixBytes() != keyGroupPrefixBytes) {
             throw new IOException(
-                    "The " + source + " was written with " + meta.keyGroupPrefixBytes() + "-byte key-group prefixes,"
-                            + " but this job's maximum parallelism needs " + keyGroupPrefixBytes
+                    "The "
+                            + source
+                            + " was written with "
+                            + meta.keyGroupPrefixBytes()
+                            + "-byte key-group prefixes,"
+                            + " but this job's maximum parallelism needs "
+                            + keyGroupPrefixBytes
                             + ". Keep the maximum parallelism of the job that took the snapshot.");
         }
         checkKeySerializer(meta.keySerializerSnapshot());
@@ -160,28 +188,35 @@ public final class NativeRestoreOperation<K> {
     }
 
     @SuppressWarnings("unchecked")
-    private void checkKeySerializer(TypeSerializerSnapshot<?> previous) throws StateMigrationException {
+    private void checkKeySerializer(TypeSerializerSnapshot<?> previous)
+            throws StateMigrationException {
         if (keySerializerChecked) {
             return;
         }
         // Read before the compatibility check, which makes an incompatible provider refuse it.
         TypeSerializer<K> current = keySerializerProvider.currentSchemaSerializer();
         TypeSerializerSchemaCompatibility<K> compatibility =
-                keySerializerProvider.setPreviousSerializerSnapshotForRestoredState((TypeSerializerSnapshot<K>) previous);
+                keySerializerProvider.setPreviousSerializerSnapshotForRestoredState(
+                        (TypeSerializerSnapshot<K>) previous);
         if (compatibility.isCompatibleAfterMigration() || compatibility.isIncompatible()) {
             throw new StateMigrationException(
-                    "The new key serializer (" + current
+                    "The new key serializer ("
+                            + current
                             + ") must be compatible with the previous key serializer ("
-                            + keySerializerProvider.previousSchemaSerializer() + ").");
+                            + keySerializerProvider.previousSchemaSerializer()
+                            + ").");
         }
         keySerializerChecked = true;
     }
 
     /**
-     * Downloads every file of {@code handle}, checking each against the manifest, and recreates
-     * the empty files that the manifest alone records.
+     * Downloads every file of {@code handle}, checking each against the manifest, and recreates the
+     * empty files that the manifest alone records.
      */
-    private void download(IncrementalRemoteKeyedStateHandle handle, Map<String, SnapshotFileEntry> manifest, File directory)
+    private void download(
+            IncrementalRemoteKeyedStateHandle handle,
+            Map<String, SnapshotFileEntry> manifest,
+            File directory)
             throws IOException {
         Map<String, SnapshotFileEntry> notYetRestored = new HashMap<>(manifest);
         List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
@@ -193,16 +228,26 @@ public final class NativeRestoreOperation<K> {
             SnapshotFileEntry expected = notYetRestored.remove(file.getLocalPath());
             if (expected == null) {
                 throw new IOException(
-                        "Snapshot file " + file.getLocalPath() + " of checkpoint " + handle.getCheckpointId()
-                                + " is not in the manifest of its meta document. " + SnapshotFileNames.WHAT_TO_DO);
+                        "Snapshot file "
+                                + file.getLocalPath()
+                                + " of checkpoint "
+                                + handle.getCheckpointId()
+                                + " is not in the manifest of its meta document. "
+                                + SnapshotFileNames.WHAT_TO_DO);
             }
-            SnapshotFileDownloader.download(file, expected, directory, handle.getCheckpointId(), cancelRegistry);
+            SnapshotFileDownloader.download(
+                    file, expected, directory, handle.getCheckpointId(), cancelRegistry);
         }
         for (SnapshotFileEntry entry : notYetRestored.values()) {
             if (entry.size() != 0) {
                 throw new IOException(
-                        "The manifest of checkpoint " + handle.getCheckpointId() + " lists " + entry.name() + " ("
-                                + entry.size() + " bytes), but the checkpoint has no such file. "
+                        "The manifest of checkpoint "
+                                + handle.getCheckpointId()
+                                + " lists "
+                                + entry.name()
+                                + " ("
+                                + entry.size()
+                                + " bytes), but the checkpoint has no such file. "
                                 + SnapshotFileNames.WHAT_TO_DO);
             }
             Files.createFile(new File(directory, entry.name()).toPath());
@@ -218,10 +263,11 @@ public final class NativeRestoreOperation<K> {
     private static List<UploadedFile> restoredSharedFiles(
             IncrementalRemoteKeyedStateHandle handle, Map<String, SnapshotFileEntry> manifest) {
         return handle.getSharedState().stream()
-                .map(file -> {
-                    SnapshotFileEntry entry = manifest.get(file.getLocalPath());
-                    return new UploadedFile(file, entry.size(), entry.crc32c());
-                })
+                .map(
+                        file -> {
+                            SnapshotFileEntry entry = manifest.get(file.getLocalPath());
+                            return new UploadedFile(file, entry.size(), entry.crc32c());
+                        })
                 .toList();
     }
 }

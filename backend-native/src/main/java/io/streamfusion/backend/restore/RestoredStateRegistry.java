@@ -13,7 +13,10 @@ import java.util.List;
  */
 public interface RestoredStateRegistry {
 
-    /** The column family of a restored key/value state or native timer queue, registered on first sight. */
+    /**
+     * The column family of a restored key/value state or native timer queue, registered on first
+     * sight.
+     */
     NativeColumnFamily columnFor(StateMetaInfoSnapshot metaInfo);
 
     /** Writes the batch (its state indexes refer to {@code columnFamilies}) and clears it. */

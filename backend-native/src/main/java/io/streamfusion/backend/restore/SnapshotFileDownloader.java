@@ -15,9 +15,9 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 
 /**
- * Copies a snapshot file from checkpoint storage into a local directory and checks its size
- * and CRC32C against the manifest, so RocksDB never opens a damaged file. Streams are
- * registered with the restore's cancel registry.
+ * Copies a snapshot file from checkpoint storage into a local directory and checks its size and
+ * CRC32C against the manifest, so RocksDB never opens a damaged file. Streams are registered with
+ * the restore's cancel registry.
  */
 final class SnapshotFileDownloader {
 
@@ -33,13 +33,19 @@ final class SnapshotFileDownloader {
      * Opens {@code handle}, registered with the restore's cancel registry while {@code reader}
      * runs; a file that cannot be opened fails with an error naming {@code where}.
      */
-    static <T> T read(StreamStateHandle handle, String where, CloseableRegistry cancelRegistry, Reader<T> reader)
+    static <T> T read(
+            StreamStateHandle handle,
+            String where,
+            CloseableRegistry cancelRegistry,
+            Reader<T> reader)
             throws IOException {
         FSDataInputStream in;
         try {
             in = handle.openInputStream();
         } catch (IOException e) {
-            throw new IOException(where + " is missing or unreadable: " + e + ". " + SnapshotFileNames.WHAT_TO_DO, e);
+            throw new IOException(
+                    where + " is missing or unreadable: " + e + ". " + SnapshotFileNames.WHAT_TO_DO,
+                    e);
         }
         cancelRegistry.registerCloseable(in);
         try {
@@ -58,21 +64,48 @@ final class SnapshotFileDownloader {
             long checkpointId,
             CloseableRegistry cancelRegistry)
             throws IOException {
-        String where = "Snapshot " + SnapshotFileNames.describe(file.getHandle()) + " (" + file.getLocalPath()
-                + " of checkpoint " + checkpointId + ")";
-        ChecksummedCopy.Copied copied = read(file.getHandle(), where, cancelRegistry, in -> {
-            try (OutputStream out = Files.newOutputStream(new File(directory, file.getLocalPath()).toPath())) {
-                return ChecksummedCopy.copy(in, out);
-            } catch (IOException e) {
-                throw new IOException("Could not read " + where + ": " + e + ". " + SnapshotFileNames.WHAT_TO_DO, e);
-            }
-        });
+        String where =
+                "Snapshot "
+                        + SnapshotFileNames.describe(file.getHandle())
+                        + " ("
+                        + file.getLocalPath()
+                        + " of checkpoint "
+                        + checkpointId
+                        + ")";
+        ChecksummedCopy.Copied copied =
+                read(
+                        file.getHandle(),
+                        where,
+                        cancelRegistry,
+                        in -> {
+                            try (OutputStream out =
+                                    Files.newOutputStream(
+                                            new File(directory, file.getLocalPath()).toPath())) {
+                                return ChecksummedCopy.copy(in, out);
+                            } catch (IOException e) {
+                                throw new IOException(
+                                        "Could not read "
+                                                + where
+                                                + ": "
+                                                + e
+                                                + ". "
+                                                + SnapshotFileNames.WHAT_TO_DO,
+                                        e);
+                            }
+                        });
         if (copied.size() != expected.size() || copied.crc32c() != expected.crc32c()) {
             throw new IOException(
-                    where + " is corrupt: it has " + copied.size() + " bytes with CRC32C "
-                            + Integer.toHexString(copied.crc32c()) + ", but the manifest records "
-                            + expected.size() + " bytes with CRC32C " + Integer.toHexString(expected.crc32c())
-                            + ". " + SnapshotFileNames.WHAT_TO_DO);
+                    where
+                            + " is corrupt: it has "
+                            + copied.size()
+                            + " bytes with CRC32C "
+                            + Integer.toHexString(copied.crc32c())
+                            + ", but the manifest records "
+                            + expected.size()
+                            + " bytes with CRC32C "
+                            + Integer.toHexString(expected.crc32c())
+                            + ". "
+                            + SnapshotFileNames.WHAT_TO_DO);
         }
     }
 }

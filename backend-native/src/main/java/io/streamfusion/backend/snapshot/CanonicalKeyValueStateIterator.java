@@ -7,9 +7,9 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Merges entry sources into the order Flink's full-snapshot writer needs: by key group, then
- * by state id. There are only a handful of sources (the native states plus one per timer
- * queue), so a linear pick per entry is cheaper than a heap.
+ * Merges entry sources into the order Flink's full-snapshot writer needs: by key group, then by
+ * state id. There are only a handful of sources (the native states plus one per timer queue), so a
+ * linear pick per entry is cheaper than a heap.
  */
 final class CanonicalKeyValueStateIterator implements KeyValueStateIterator {
 
@@ -31,7 +31,8 @@ final class CanonicalKeyValueStateIterator implements KeyValueStateIterator {
             if (source.isValid()
                     && (best == null
                             || source.keyGroup() < best.keyGroup()
-                            || (source.keyGroup() == best.keyGroup() && source.stateId() < best.stateId()))) {
+                            || (source.keyGroup() == best.keyGroup()
+                                    && source.stateId() < best.stateId()))) {
                 best = source;
             }
         }

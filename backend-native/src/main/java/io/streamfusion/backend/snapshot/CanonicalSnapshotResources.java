@@ -1,8 +1,8 @@
 package io.streamfusion.backend.snapshot;
 
 import io.streamfusion.backend.RegisteredColumnFamily;
-import io.streamfusion.backend.nativelib.NativeKeyGroupScan;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.nativelib.NativeKeyGroupScan;
 import io.streamfusion.backend.nativelib.NativeStore;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -23,9 +23,9 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Everything a canonical (key-grouped) snapshot needs, captured in the synchronous phase: the
- * state meta infos, a native point-in-time scan of every state column family, and snapshots of the
- * heap timer queues. Holds a lease on the store so it cannot be disposed under the scan.
+ * Everything a canonical (key-grouped) snapshot needs, captured in the synchronous phase: the state
+ * meta infos, a native point-in-time scan of every state column family, and snapshots of the heap
+ * timer queues. Holds a lease on the store so it cannot be disposed under the scan.
  */
 public final class CanonicalSnapshotResources<K> implements FullSnapshotResources<K> {
 
@@ -119,7 +119,8 @@ public final class CanonicalSnapshotResources<K> implements FullSnapshotResource
         sources.add(new NativeEntrySource(scan, transformers, keyGroupPrefixBytes));
         int stateId = transformers.size();
         for (HeapPriorityQueueStateSnapshot<?> queue : queueSnapshots) {
-            sources.add(new HeapQueueEntrySource(queue, keyGroupRange, keyGroupPrefixBytes, stateId++));
+            sources.add(
+                    new HeapQueueEntrySource(queue, keyGroupRange, keyGroupPrefixBytes, stateId++));
         }
         return new CanonicalKeyValueStateIterator(sources);
     }

@@ -1,8 +1,8 @@
 package io.streamfusion.backend.snapshot;
 
+import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
-import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
 import java.util.Collection;
@@ -17,8 +17,8 @@ import java.util.TreeMap;
  * checkpoint may reference instead of uploading again.
  *
  * <p>Only files of the last confirmed checkpoint are reused, never those of a pending one, which
- * the JobManager may still discard (FLINK-25395). Files re-uploaded by a later checkpoint are
- * not reused either: the JobManager discards the confirmed checkpoint's copy once the later one
+ * the JobManager may still discard (FLINK-25395). Files re-uploaded by a later checkpoint are not
+ * reused either: the JobManager discards the confirmed checkpoint's copy once the later one
  * subsumes it. This is the rule of Flink's RocksDB backend.
  */
 public final class ConfirmedSnapshotFiles {
@@ -35,7 +35,8 @@ public final class ConfirmedSnapshotFiles {
      * Starts from a restored checkpoint, whose shared files the restored instance holds under the
      * same names and which the JobManager now owns.
      */
-    public ConfirmedSnapshotFiles(long restoredCheckpointId, List<UploadedFile> restoredSharedFiles) {
+    public ConfirmedSnapshotFiles(
+            long restoredCheckpointId, List<UploadedFile> restoredSharedFiles) {
         this.lastConfirmedCheckpointId = restoredCheckpointId;
         this.uploadedByCheckpoint.put(restoredCheckpointId, List.copyOf(restoredSharedFiles));
     }
@@ -48,7 +49,8 @@ public final class ConfirmedSnapshotFiles {
         }
         Map<String, UploadedFile> reusable = new HashMap<>();
         confirmed.forEach(file -> reusable.put(file.localName(), asPlaceholder(file)));
-        for (Collection<UploadedFile> later : uploadedByCheckpoint.tailMap(lastConfirmedCheckpointId + 1).values()) {
+        for (Collection<UploadedFile> later :
+                uploadedByCheckpoint.tailMap(lastConfirmedCheckpointId + 1).values()) {
             for (UploadedFile file : later) {
                 if (!(file.handle() instanceof PlaceholderStreamStateHandle)) {
                     reusable.remove(file.localName());
@@ -67,7 +69,8 @@ public final class ConfirmedSnapshotFiles {
                                 handle.getStreamStateHandleID(),
                                 handle.getStateSize(),
                                 FileMergingSnapshotManager.isFileMergingHandle(handle));
-        return new UploadedFile(HandleAndLocalPath.of(placeholder, file.localName()), file.size(), file.crc32c());
+        return new UploadedFile(
+                HandleAndLocalPath.of(placeholder, file.localName()), file.size(), file.crc32c());
     }
 
     /** Records the shared files of a checkpoint whose upload finished. */
@@ -76,7 +79,8 @@ public final class ConfirmedSnapshotFiles {
     }
 
     public synchronized void confirm(long checkpointId) {
-        if (checkpointId > lastConfirmedCheckpointId && uploadedByCheckpoint.containsKey(checkpointId)) {
+        if (checkpointId > lastConfirmedCheckpointId
+                && uploadedByCheckpoint.containsKey(checkpointId)) {
             uploadedByCheckpoint.headMap(checkpointId).clear();
             lastConfirmedCheckpointId = checkpointId;
         }

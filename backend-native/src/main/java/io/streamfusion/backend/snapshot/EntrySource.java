@@ -4,9 +4,9 @@ import java.io.IOException;
 
 /**
  * A stream of canonical entries sorted by key group, one of the inputs that {@link
- * CanonicalKeyValueStateIterator} merges. Within a key group, a source yields the entries of
- * each state contiguously and in ascending state id. Subclasses position it with {@link
- * #setEntry} or {@link #setExhausted}.
+ * CanonicalKeyValueStateIterator} merges. Within a key group, a source yields the entries of each
+ * state contiguously and in ascending state id. Subclasses position it with {@link #setEntry} or
+ * {@link #setExhausted}.
  */
 abstract class EntrySource implements AutoCloseable {
 

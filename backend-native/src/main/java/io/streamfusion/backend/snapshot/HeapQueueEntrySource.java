@@ -10,8 +10,8 @@ import java.io.IOException;
 import java.util.Iterator;
 
 /**
- * The elements of one heap timer queue in canonical form: key {@code [key group][element]},
- * empty value, as Flink's RocksDB backend writes heap timers into savepoints.
+ * The elements of one heap timer queue in canonical form: key {@code [key group][element]}, empty
+ * value, as Flink's RocksDB backend writes heap timers into savepoints.
  */
 final class HeapQueueEntrySource extends EntrySource {
 
@@ -34,7 +34,8 @@ final class HeapQueueEntrySource extends EntrySource {
             int stateId)
             throws IOException {
         this.snapshot = snapshot;
-        this.elementSerializer = (TypeSerializer<Object>) snapshot.getMetaInfo().getElementSerializer();
+        this.elementSerializer =
+                (TypeSerializer<Object>) snapshot.getMetaInfo().getElementSerializer();
         this.keyGroups = keyGroupRange.iterator();
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
         this.stateId = stateId;

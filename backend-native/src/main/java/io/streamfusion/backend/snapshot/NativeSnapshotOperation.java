@@ -30,8 +30,8 @@ import java.util.stream.Stream;
 
 /**
  * The asynchronous phase of one native snapshot: uploads the checkpoint directory's files (or
- * references confirmed ones), then writes the meta document with their manifest. If anything
- * fails or the snapshot is cancelled, every file it uploaded is discarded again.
+ * references confirmed ones), then writes the meta document with their manifest. If anything fails
+ * or the snapshot is cancelled, every file it uploaded is discarded again.
  */
 final class NativeSnapshotOperation<K> {
 
@@ -99,11 +99,14 @@ final class NativeSnapshotOperation<K> {
                     reused.add(previous.handle());
                     continue;
                 }
-                UploadedFile upload = SnapshotFileUploader.upload(file, streamFactory, fileScope, snapshotRegistry, uploaded);
+                UploadedFile upload =
+                        SnapshotFileUploader.upload(
+                                file, streamFactory, fileScope, snapshotRegistry, uploaded);
                 persistedBytes += upload.handle().getStateSize();
                 (sst ? shared : exclusive).add(upload);
             }
-            StreamStateHandle meta = writeMeta(manifest(shared, exclusive, emptyFiles), snapshotRegistry, uploaded);
+            StreamStateHandle meta =
+                    writeMeta(manifest(shared, exclusive, emptyFiles), snapshotRegistry, uploaded);
             persistedBytes += meta.getStateSize();
             IncrementalRemoteKeyedStateHandle handle =
                     new IncrementalRemoteKeyedStateHandle(
@@ -120,7 +123,9 @@ final class NativeSnapshotOperation<K> {
             if (completed) {
                 streamFactory.reusePreviousStateHandle(reused);
             } else {
-                LOG.debug("Native snapshot {} did not complete; discarding its uploaded files", checkpointId);
+                LOG.debug(
+                        "Native snapshot {} did not complete; discarding its uploaded files",
+                        checkpointId);
                 IOUtils.closeQuietly(uploaded);
             }
         }
@@ -129,15 +134,19 @@ final class NativeSnapshotOperation<K> {
     private List<Path> listFiles() throws IOException {
         Path[] files = resources.directory.listDirectory();
         if (files == null) {
-            throw new IOException("The native checkpoint directory " + resources.directory + " vanished");
+            throw new IOException(
+                    "The native checkpoint directory " + resources.directory + " vanished");
         }
         return Arrays.stream(files).sorted(Comparator.comparing(Path::getFileName)).toList();
     }
 
     private static List<SnapshotFileEntry> manifest(
-            List<UploadedFile> shared, List<UploadedFile> exclusive, List<SnapshotFileEntry> emptyFiles) {
+            List<UploadedFile> shared,
+            List<UploadedFile> exclusive,
+            List<SnapshotFileEntry> emptyFiles) {
         return Stream.concat(
-                        Stream.concat(shared.stream(), exclusive.stream()).map(UploadedFile::manifestEntry),
+                        Stream.concat(shared.stream(), exclusive.stream())
+                                .map(UploadedFile::manifestEntry),
                         emptyFiles.stream())
                 .toList();
     }
@@ -151,7 +160,9 @@ final class NativeSnapshotOperation<K> {
     }
 
     private StreamStateHandle writeMeta(
-            List<SnapshotFileEntry> manifest, CloseableRegistry snapshotRegistry, CloseableRegistry uploaded)
+            List<SnapshotFileEntry> manifest,
+            CloseableRegistry snapshotRegistry,
+            CloseableRegistry uploaded)
             throws IOException {
         NativeSnapshotMeta meta =
                 new NativeSnapshotMeta(

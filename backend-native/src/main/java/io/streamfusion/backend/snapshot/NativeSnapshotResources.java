@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the synchronous phase of a native snapshot captures: the native checkpoint directory
- * of hard-linked files, the state meta infos at that moment, and the files of the last
- * confirmed checkpoint that the upload may reference. Releasing deletes the directory.
+ * What the synchronous phase of a native snapshot captures: the native checkpoint directory of
+ * hard-linked files, the state meta infos at that moment, and the files of the last confirmed
+ * checkpoint that the upload may reference. Releasing deletes the directory.
  */
 final class NativeSnapshotResources implements SnapshotResources {
 

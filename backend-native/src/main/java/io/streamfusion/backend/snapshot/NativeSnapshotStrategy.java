@@ -31,11 +31,11 @@ import java.util.function.Supplier;
  * meta document from the snapshot-format module, expressed as Flink's {@code
  * IncrementalRemoteKeyedStateHandle}.
  *
- * <p>The synchronous phase only flushes the memtables and takes a native RocksDB checkpoint,
- * which hard-links the live files. The asynchronous phase uploads them. In incremental mode, SST
- * files of the last confirmed checkpoint are referenced instead of uploaded again; in full mode
- * (Flink's incremental switch set to false) every file is uploaded as private state of the
- * checkpoint. Savepoints never share files with checkpoints.
+ * <p>The synchronous phase only flushes the memtables and takes a native RocksDB checkpoint, which
+ * hard-links the live files. The asynchronous phase uploads them. In incremental mode, SST files of
+ * the last confirmed checkpoint are referenced instead of uploaded again; in full mode (Flink's
+ * incremental switch set to false) every file is uploaded as private state of the checkpoint.
+ * Savepoints never share files with checkpoints.
  */
 public final class NativeSnapshotStrategy<K>
         implements SnapshotStrategy<KeyedStateHandle, NativeSnapshotResources>, CheckpointListener {
@@ -48,9 +48,12 @@ public final class NativeSnapshotStrategy<K>
     private final int keyGroupPrefixBytes;
     private final File workingDirectory;
     private final UUID backendIdentifier;
+
     /** Null in full mode, which never reuses files. */
     @Nullable private final ConfirmedSnapshotFiles confirmedFiles;
+
     private final SnapshotTimings timings = new SnapshotTimings();
+
     /** Tells apart directories of snapshots that share a checkpoint id, as Flink's tests do. */
     private final AtomicLong directorySequence = new AtomicLong();
 
@@ -76,7 +79,9 @@ public final class NativeSnapshotStrategy<K>
     }
 
     public String getDescription() {
-        return isIncremental() ? "StreamFusion incremental native snapshot" : "StreamFusion full native snapshot";
+        return isIncremental()
+                ? "StreamFusion incremental native snapshot"
+                : "StreamFusion full native snapshot";
     }
 
     public boolean isIncremental() {
@@ -93,8 +98,12 @@ public final class NativeSnapshotStrategy<K>
         // Taken before the native checkpoint, so that nothing can fail after it but the
         // checkpoint itself; the task thread registers no state in between.
         List<StateMetaInfoSnapshot> metaInfos = stateMetaInfos.get();
-        Map<String, UploadedFile> reusable = confirmedFiles == null ? Map.of() : confirmedFiles.reusable();
-        File target = new File(workingDirectory, "chk-" + checkpointId + "-" + directorySequence.incrementAndGet());
+        Map<String, UploadedFile> reusable =
+                confirmedFiles == null ? Map.of() : confirmedFiles.reusable();
+        File target =
+                new File(
+                        workingDirectory,
+                        "chk-" + checkpointId + "-" + directorySequence.incrementAndGet());
         SnapshotDirectory directory = SnapshotDirectory.temporary(target);
         try (ResourceGuard.Lease ignored = storeGuard.acquireResource()) {
             store.checkpoint(target);
@@ -102,7 +111,8 @@ public final class NativeSnapshotStrategy<K>
             directory.cleanup();
             throw e;
         }
-        NativeSnapshotResources resources = new NativeSnapshotResources(directory, metaInfos, reusable);
+        NativeSnapshotResources resources =
+                new NativeSnapshotResources(directory, metaInfos, reusable);
         timings.recordSync(start);
         return resources;
     }
@@ -118,9 +128,11 @@ public final class NativeSnapshotStrategy<K>
             // The runner releases the resources in either case.
             return registry -> SnapshotResult.empty();
         }
-        SharingFilesStrategy sharing = checkpointOptions.getCheckpointType().getSharingFilesStrategy();
+        SharingFilesStrategy sharing =
+                checkpointOptions.getCheckpointType().getSharingFilesStrategy();
         boolean shareSstFiles = isIncremental();
-        boolean sharesWithCheckpoints = isIncremental() && sharing != SharingFilesStrategy.NO_SHARING;
+        boolean sharesWithCheckpoints =
+                isIncremental() && sharing != SharingFilesStrategy.NO_SHARING;
         NativeSnapshotOperation<K> operation =
                 new NativeSnapshotOperation<>(
                         checkpointId,
@@ -131,8 +143,12 @@ public final class NativeSnapshotStrategy<K>
                         resources,
                         streamFactory,
                         shareSstFiles,
-                        sharing == SharingFilesStrategy.FORWARD_BACKWARD ? resources.reusableFiles : Map.of(),
-                        sharesWithCheckpoints ? CheckpointedStateScope.SHARED : CheckpointedStateScope.EXCLUSIVE);
+                        sharing == SharingFilesStrategy.FORWARD_BACKWARD
+                                ? resources.reusableFiles
+                                : Map.of(),
+                        sharesWithCheckpoints
+                                ? CheckpointedStateScope.SHARED
+                                : CheckpointedStateScope.EXCLUSIVE);
         return registry -> {
             long start = System.nanoTime();
             NativeSnapshotOperation.Result result = operation.run(registry);

@@ -18,11 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Writes the files of a native snapshot into checkpoint storage: the checkpoint directory's
- * files, each with its CRC32C computed on the way, and the meta document. Streams are
- * registered with the snapshot's registry, so cancelling the snapshot stops a write; every
- * finished file is registered for discarding with {@code uploadedResources}, which the snapshot
- * closes if it does not complete.
+ * Writes the files of a native snapshot into checkpoint storage: the checkpoint directory's files,
+ * each with its CRC32C computed on the way, and the meta document. Streams are registered with the
+ * snapshot's registry, so cancelling the snapshot stops a write; every finished file is registered
+ * for discarding with {@code uploadedResources}, which the snapshot closes if it does not complete.
  */
 final class SnapshotFileUploader {
 
@@ -47,8 +46,14 @@ final class SnapshotFileUploader {
         InputStream in = Files.newInputStream(file);
         snapshotRegistry.registerCloseable(in);
         try {
-            Written<ChecksummedCopy.Copied> written = write(
-                    "file " + file, streamFactory, scope, snapshotRegistry, uploadedResources, out -> ChecksummedCopy.copy(in, out));
+            Written<ChecksummedCopy.Copied> written =
+                    write(
+                            "file " + file,
+                            streamFactory,
+                            scope,
+                            snapshotRegistry,
+                            uploadedResources,
+                            out -> ChecksummedCopy.copy(in, out));
             return new UploadedFile(
                     HandleAndLocalPath.of(written.handle(), file.getFileName().toString()),
                     written.result().size(),

@@ -1,8 +1,8 @@
 package io.streamfusion.backend.snapshot;
 
 /**
- * Durations of the latest checkpoint's synchronous and asynchronous phases, for metrics.
- * Written by the snapshot strategy, read by the metric reporter thread.
+ * Durations of the latest checkpoint's synchronous and asynchronous phases, for metrics. Written by
+ * the snapshot strategy, read by the metric reporter thread.
  */
 public final class SnapshotTimings {
 

@@ -11,24 +11,30 @@ import java.io.IOException;
 import java.util.Collection;
 
 /**
- * Reducing and aggregating state: one stored accumulator per key and namespace, folded with a
- * user function on every add (read, fold, write) and on namespace merges. Accumulators of an
- * immutable type go through the decoded-value cache, so an add on a hot key reads without JNI;
- * a mutable accumulator is rewritten on every add and would only be evicted again, so it is
- * not cached.
+ * Reducing and aggregating state: one stored accumulator per key and namespace, folded with a user
+ * function on every add (read, fold, write) and on namespace merges. Accumulators of an immutable
+ * type go through the decoded-value cache, so an add on a hot key reads without JNI; a mutable
+ * accumulator is rewritten on every add and would only be evicted again, so it is not cached.
  *
  * @param <IN> type of added values
  * @param <SV> stored accumulator type
  * @param <OUT> type returned by {@code get()}
  */
-abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends AbstractStreamFusionState<K, N, SV>
-        implements InternalAppendingState<K, N, IN, SV, OUT>, InternalMergingState<K, N, IN, SV, OUT> {
+abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT>
+        extends AbstractStreamFusionState<K, N, SV>
+        implements InternalAppendingState<K, N, IN, SV, OUT>,
+                InternalMergingState<K, N, IN, SV, OUT> {
 
     AbstractStreamFusionAppendingState(
             KeyedStateContext<K> context,
             NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo) {
-        super(context, columnFamily, metaInfo, null, metaInfo.getStateSerializer().isImmutableType());
+        super(
+                context,
+                columnFamily,
+                metaInfo,
+                null,
+                metaInfo.getStateSerializer().isImmutableType());
     }
 
     /** Combines two accumulators; used when merging namespaces. */
@@ -77,7 +83,8 @@ abstract class AbstractStreamFusionAppendingState<K, N, IN, SV, OUT> extends Abs
                 writeValue(targetKey, merged);
             }
         } catch (Exception e) {
-            throw new FlinkRuntimeException("Error while merging namespaces of state " + columnFamily.stateName(), e);
+            throw new FlinkRuntimeException(
+                    "Error while merging namespaces of state " + columnFamily.stateName(), e);
         }
     }
 }

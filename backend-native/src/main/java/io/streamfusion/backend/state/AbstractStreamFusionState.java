@@ -1,7 +1,6 @@
 package io.streamfusion.backend.state;
 
 import io.streamfusion.backend.cache.StateValueCache;
-
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -24,8 +23,8 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 
 /**
- * Base of every StreamFusion state kind: builds the canonical composite key of the current key
- * and namespace with the backend's shared key builder, and talks to one native column family.
+ * Base of every StreamFusion state kind: builds the canonical composite key of the current key and
+ * namespace with the backend's shared key builder, and talks to one native column family.
  *
  * @param <K> key type
  * @param <N> namespace type
@@ -39,8 +38,10 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     protected final DataInputDeserializer valueIn = new DataInputDeserializer();
 
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
+
     /** For kinds that store one value per key and namespace and opted in; otherwise null. */
     @Nullable private final StateValueCache<V> cache;
+
     private TypeSerializer<N> namespaceSerializer;
     protected TypeSerializer<V> valueSerializer;
     private V defaultValue;
@@ -55,9 +56,9 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     }
 
     /**
-     * @param cacheable whether this state keeps one value per key and namespace, read and
-     *     written with {@link #readValue}, {@link #writeValue} and {@link #clear}, so that the
-     *     slot's decoded-value cache can serve it (if enabled and not excluded for the state)
+     * @param cacheable whether this state keeps one value per key and namespace, read and written
+     *     with {@link #readValue}, {@link #writeValue} and {@link #clear}, so that the slot's
+     *     decoded-value cache can serve it (if enabled and not excluded for the state)
      */
     protected AbstractStreamFusionState(
             KeyedStateContext<K> context,
@@ -68,12 +69,16 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         this.context = context;
         this.columnFamily = columnFamily;
         this.keyBuilder = context.sharedKeyBuilder();
-        this.cache = cacheable ? context.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer()) : null;
+        this.cache =
+                cacheable
+                        ? context.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer())
+                        : null;
         updateRegistration(metaInfo, defaultValue);
     }
 
     /** Adopts the serializers of a re-registration of the same state. */
-    public final void updateRegistration(RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo, V defaultValue) {
+    public final void updateRegistration(
+            RegisteredKeyValueStateBackendMetaInfo<N, V> metaInfo, V defaultValue) {
         this.namespaceSerializer = metaInfo.getNamespaceSerializer();
         this.valueSerializer = metaInfo.getStateSerializer();
         this.defaultValue = defaultValue;
@@ -84,7 +89,10 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         onValueSerializerChanged(valueSerializer);
     }
 
-    /** This state's view of the decoded-value cache, for batch access that must keep it consistent; may be null. */
+    /**
+     * This state's view of the decoded-value cache, for batch access that must keep it consistent;
+     * may be null.
+     */
     @Nullable
     public final StateValueCache<V> cache() {
         return cache;
@@ -132,8 +140,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     }
 
     /**
-     * Lets a state kind derive its element serializers from a (new) value serializer. Also
-     * called from the base constructor, so implementations may only assign fields that have no
+     * Lets a state kind derive its element serializers from a (new) value serializer. Also called
+     * from the base constructor, so implementations may only assign fields that have no
      * initializer.
      */
     protected void onValueSerializerChanged(TypeSerializer<V> newValueSerializer) {}
@@ -174,7 +182,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             return keyBuilder.buildCompositeKeyNamesSpaceUserKey(
                     currentNamespace, namespaceSerializer, userKey, userKeySerializer);
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Error while serializing a user key of state " + columnFamily.stateName(), e);
+            throw new FlinkRuntimeException(
+                    "Error while serializing a user key of state " + columnFamily.stateName(), e);
         }
     }
 
@@ -185,7 +194,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             serializer.serialize(value, valueOut);
             return valueOut.getCopyOfBuffer();
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Error while serializing a value of state " + columnFamily.stateName(), e);
+            throw new FlinkRuntimeException(
+                    "Error while serializing a value of state " + columnFamily.stateName(), e);
         }
     }
 
@@ -209,8 +219,10 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
             TypeSerializer<N> safeNamespaceSerializer,
             TypeSerializer<V> safeValueSerializer)
             throws Exception {
-        byte[] key = queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
-        // Queries run on their own threads: the lease keeps dispose() from freeing the store meanwhile.
+        byte[] key =
+                queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        // Queries run on their own threads: the lease keeps dispose() from freeing the store
+        // meanwhile.
         try (ResourceGuard.Lease ignored = context.storeLease()) {
             return columnFamily.get(key);
         }
@@ -228,18 +240,20 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         Tuple2<K, N> keyAndNamespace =
                 KvStateSerializer.deserializeKeyAndNamespace(
                         serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
-        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, context.numberOfKeyGroups());
+        int keyGroup =
+                KeyGroupRangeAssignment.assignToKeyGroup(
+                        keyAndNamespace.f0, context.numberOfKeyGroups());
         SerializedCompositeKeyBuilder<K> builder =
-                new SerializedCompositeKeyBuilder<>(safeKeySerializer, context.keyGroupPrefixBytes(), 32);
+                new SerializedCompositeKeyBuilder<>(
+                        safeKeySerializer, context.keyGroupPrefixBytes(), 32);
         builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
         return builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
     }
 
     /**
-     * Rewrites one stored value from the prior serializer's format to the new one's, for
-     * serializer migration on restore. Both serializers are {@link TtlAwareSerializer}s, so TTL
-     * being switched on or off is migrated too. List and map states override this to migrate
-     * element by element.
+     * Rewrites one stored value from the prior serializer's format to the new one's, for serializer
+     * migration on restore. Both serializers are {@link TtlAwareSerializer}s, so TTL being switched
+     * on or off is migrated too. List and map states override this to migrate element by element.
      */
     public void migrateSerializedValue(
             DataInputDeserializer oldValue,
@@ -251,14 +265,17 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         TtlAwareSerializer<V, ?> prior = (TtlAwareSerializer<V, ?>) priorSerializer;
         TtlAwareSerializer<V, ?> next = (TtlAwareSerializer<V, ?>) newSerializer;
         try {
-            next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
+            next.migrateValueFromPriorSerializer(
+                    prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
         } catch (Exception e) {
-            throw new StateMigrationException("Error while migrating a value of state " + columnFamily.stateName(), e);
+            throw new StateMigrationException(
+                    "Error while migrating a value of state " + columnFamily.stateName(), e);
         }
     }
 
     @Override
-    public StateIncrementalVisitor<K, N, V> getStateIncrementalVisitor(int recommendedMaxNumberOfReturnedRecords) {
+    public StateIncrementalVisitor<K, N, V> getStateIncrementalVisitor(
+            int recommendedMaxNumberOfReturnedRecords) {
         throw new UnsupportedOperationException(
                 "The global state entry visitor is a heap-backend feature; StreamFusion, like"
                         + " Flink's rocksdb backend, does not offer it.");

@@ -3,8 +3,8 @@ package io.streamfusion.backend.state;
 import java.nio.ByteBuffer;
 
 /**
- * The counter entry of one key's candidate index: what an append, a retraction or a read of
- * the latest candidate needs without reading any candidate.
+ * The counter entry of one key's candidate index: what an append, a retraction or a read of the
+ * latest candidate needs without reading any candidate.
  *
  * @param nextSequence the sequence the next appended candidate gets
  * @param count how many candidates are left
@@ -58,8 +58,13 @@ record CandidateCounter(long nextSequence, long count, long latestSequence, long
                             + " bytes, expected "
                             + (StreamFusionCandidateIndexState.MAP_VALUE_HEADER + STORED_BYTES));
         }
-        ByteBuffer in = ByteBuffer.wrap(mapValue, StreamFusionCandidateIndexState.MAP_VALUE_HEADER, payload);
+        ByteBuffer in =
+                ByteBuffer.wrap(
+                        mapValue, StreamFusionCandidateIndexState.MAP_VALUE_HEADER, payload);
         return new CandidateCounter(
-                in.getLong(), in.getLong(), in.getLong(), payload == STORED_BYTES ? in.getLong() : Long.MAX_VALUE);
+                in.getLong(),
+                in.getLong(),
+                in.getLong(),
+                payload == STORED_BYTES ? in.getLong() : Long.MAX_VALUE);
     }
 }

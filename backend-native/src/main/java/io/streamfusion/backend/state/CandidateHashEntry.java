@@ -25,7 +25,9 @@ final class CandidateHashEntry {
     /** {@code stored} (null if there is no entry yet) with the candidate appended at its end. */
     static byte[] withAppended(@Nullable byte[] stored, long sequence, byte[] value) {
         int existing = stored == null ? 0 : stored.length - HEADER;
-        ByteBuffer out = StreamFusionCandidateIndexState.mapValueWithRoomFor(existing + RECORD_HEADER + value.length);
+        ByteBuffer out =
+                StreamFusionCandidateIndexState.mapValueWithRoomFor(
+                        existing + RECORD_HEADER + value.length);
         if (stored != null) {
             out.put(stored, HEADER, existing);
         }
@@ -70,7 +72,10 @@ final class CandidateHashEntry {
 
     private static IllegalStateException corrupt(int length, int offset) {
         return new IllegalStateException(
-                "A candidate index hash entry of " + length + " bytes is cut off at byte " + offset
+                "A candidate index hash entry of "
+                        + length
+                        + " bytes is cut off at byte "
+                        + offset
                         + ": the state was written by an incompatible version or is corrupt."
                         + " Restore from a savepoint taken by this version.");
     }

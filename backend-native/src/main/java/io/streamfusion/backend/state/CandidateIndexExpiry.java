@@ -4,20 +4,22 @@ import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 /**
- * When a key's whole candidate index expires: the TTL of its {@link StateTtlConfig}, measured
- * from the last write (or, with {@code OnReadAndWrite}, the last access) by the backend's TTL
- * clock, so tests and Flink's TTL harness control time the same way as for other states.
+ * When a key's whole candidate index expires: the TTL of its {@link StateTtlConfig}, measured from
+ * the last write (or, with {@code OnReadAndWrite}, the last access) by the backend's TTL clock, so
+ * tests and Flink's TTL harness control time the same way as for other states.
  */
 public final class CandidateIndexExpiry {
 
-    private static final CandidateIndexExpiry NEVER = new CandidateIndexExpiry(0, false, 0, TtlTimeProvider.DEFAULT);
+    private static final CandidateIndexExpiry NEVER =
+            new CandidateIndexExpiry(0, false, 0, TtlTimeProvider.DEFAULT);
 
     private final long ttlMillis;
     private final boolean refreshOnRead;
     private final int cleanupKeysPerAccess;
     private final TtlTimeProvider time;
 
-    private CandidateIndexExpiry(long ttlMillis, boolean refreshOnRead, int cleanupKeysPerAccess, TtlTimeProvider time) {
+    private CandidateIndexExpiry(
+            long ttlMillis, boolean refreshOnRead, int cleanupKeysPerAccess, TtlTimeProvider time) {
         this.ttlMillis = ttlMillis;
         this.refreshOnRead = refreshOnRead;
         this.cleanupKeysPerAccess = cleanupKeysPerAccess;
@@ -31,7 +33,8 @@ public final class CandidateIndexExpiry {
         long ttl = config.getTimeToLive().toMillis();
         if (ttl <= 0) {
             throw new IllegalArgumentException(
-                    "A candidate index TTL must be positive, got " + config.getTimeToLive()
+                    "A candidate index TTL must be positive, got "
+                            + config.getTimeToLive()
                             + "; use StateTtlConfig.DISABLED for no expiry.");
         }
         // Flink's default with cleanup in background: 5 keys per access, as its heap backend does.
@@ -49,8 +52,8 @@ public final class CandidateIndexExpiry {
     }
 
     /**
-     * The timestamp a write (or a refreshing read) stores; kept without TTL too, so that a job
-     * that adds a TTL later measures it from the real last write.
+     * The timestamp a write (or a refreshing read) stores; kept without TTL too, so that a job that
+     * adds a TTL later measures it from the real last write.
      */
     long now() {
         return time.currentTimestamp();

@@ -8,17 +8,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The counters of the keys a candidate index touched most recently, and the latest candidate of
- * the key touched last. One memo is shared by every view of the same index, and only those views
- * write the index, so the memo is never stale.
+ * The counters of the keys a candidate index touched most recently, and the latest candidate of the
+ * key touched last. One memo is shared by every view of the same index, and only those views write
+ * the index, so the memo is never stale.
  *
  * <p>Counters are written back, not through: an append or retraction changes the remembered
  * counter, and the counter entry is written when the key leaves the memo (at most {@link
- * #MAX_COUNTERS} keys are kept, the least recently used going first) or when the backend
- * {@link #flush() flushes} before a snapshot. The backend disables the WAL, so nothing between
- * two snapshots survives a failure anyway; what a snapshot captures is always complete. An
- * upsert step (append, retract and latest under one key) then writes only the candidate and
- * hash entries, reads no counter of a recently used key, and never reads the latest candidate.
+ * #MAX_COUNTERS} keys are kept, the least recently used going first) or when the backend {@link
+ * #flush() flushes} before a snapshot. The backend disables the WAL, so nothing between two
+ * snapshots survives a failure anyway; what a snapshot captures is always complete. An upsert step
+ * (append, retract and latest under one key) then writes only the candidate and hash entries, reads
+ * no counter of a recently used key, and never reads the latest candidate.
  */
 public final class CandidateIndexMemo {
 
@@ -42,18 +42,19 @@ public final class CandidateIndexMemo {
     }
 
     private final CounterWriter writer;
-    private final Map<ByteBuffer, Counter> counters = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, Counter> eldest) {
-            if (size() <= MAX_COUNTERS) {
-                return false;
-            }
-            if (eldest.getValue().dirty) {
-                writer.write(eldest.getKey().array(), eldest.getValue().value);
-            }
-            return true;
-        }
-    };
+    private final Map<ByteBuffer, Counter> counters =
+            new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<ByteBuffer, Counter> eldest) {
+                    if (size() <= MAX_COUNTERS) {
+                        return false;
+                    }
+                    if (eldest.getValue().dirty) {
+                        writer.write(eldest.getKey().array(), eldest.getValue().value);
+                    }
+                    return true;
+                }
+            };
 
     @Nullable private byte[] latestBase;
     private long latestSequence = -1;
@@ -73,7 +74,9 @@ public final class CandidateIndexMemo {
     /** The stored latest candidate of {@code base}, if it is the one with {@code sequence}. */
     @Nullable
     byte[] latest(byte[] base, long sequence) {
-        return latestStored != null && latestSequence == sequence && Arrays.equals(base, latestBase) ? latestStored : null;
+        return latestStored != null && latestSequence == sequence && Arrays.equals(base, latestBase)
+                ? latestStored
+                : null;
     }
 
     /**
@@ -81,7 +84,8 @@ public final class CandidateIndexMemo {
      * yet written ({@code dirty} true); {@code latestStored} is the stored entry of the candidate
      * the counter calls latest, or null if it is not at hand.
      */
-    void remember(byte[] base, CandidateCounter counter, boolean dirty, @Nullable byte[] latestStored) {
+    void remember(
+            byte[] base, CandidateCounter counter, boolean dirty, @Nullable byte[] latestStored) {
         Counter remembered = counters.get(ByteBuffer.wrap(base));
         if (remembered == null) {
             counters.put(ByteBuffer.wrap(base.clone()), new Counter(counter, dirty));
@@ -104,7 +108,10 @@ public final class CandidateIndexMemo {
         }
     }
 
-    /** Writes every counter that changed since it was last written; the backend calls this before a snapshot. */
+    /**
+     * Writes every counter that changed since it was last written; the backend calls this before a
+     * snapshot.
+     */
     public void flush() {
         for (Map.Entry<ByteBuffer, Counter> entry : counters.entrySet()) {
             if (entry.getValue().dirty) {

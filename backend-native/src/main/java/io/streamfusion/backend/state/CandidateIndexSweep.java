@@ -8,17 +8,18 @@ import javax.annotation.Nullable;
 import java.util.Arrays;
 
 /**
- * Flink's incremental TTL cleanup ({@code StateTtlConfig#cleanupIncrementally}, on by default
- * with cleanup in background) for candidate indexes, whose entries the compaction filter cannot
- * judge one by one: only a key's counter knows when the key was last written. Each access to the
- * index checks the next few keys of the column family in key order, jumping from one key's entries to
- * the next key's with one seek, and deletes the whole index of a key that expired. The cursor
- * wraps around at the end of the column family, so every key is eventually checked, however rarely it
- * is touched.
+ * Flink's incremental TTL cleanup ({@code StateTtlConfig#cleanupIncrementally}, on by default with
+ * cleanup in background) for candidate indexes, whose entries the compaction filter cannot judge
+ * one by one: only a key's counter knows when the key was last written. Each access to the index
+ * checks the next few keys of the column family in key order, jumping from one key's entries to the
+ * next key's with one seek, and deletes the whole index of a key that expired. The cursor wraps
+ * around at the end of the column family, so every key is eventually checked, however rarely it is
+ * touched.
  */
 final class CandidateIndexSweep {
 
     private static final byte[] WHOLE_COLUMN = new byte[0];
+
     /** Greater than the first byte of every user key (its length prefix starts with 0). */
     private static final byte PAST_USER_KEYS = (byte) 0xFF;
 
@@ -27,7 +28,8 @@ final class CandidateIndexSweep {
     private final CandidateIndexMemo memo;
     @Nullable private byte[] resumeAfter;
 
-    CandidateIndexSweep(NativeColumnFamily columnFamily, CandidateIndexExpiry expiry, CandidateIndexMemo memo) {
+    CandidateIndexSweep(
+            NativeColumnFamily columnFamily, CandidateIndexExpiry expiry, CandidateIndexMemo memo) {
         this.columnFamily = columnFamily;
         this.expiry = expiry;
         this.memo = memo;
@@ -36,7 +38,8 @@ final class CandidateIndexSweep {
     /** Checks the next keys after the cursor, as many as the TTL config's cleanup size. */
     void run() {
         for (int checked = 0; checked < expiry.cleanupKeysPerAccess(); checked++) {
-            EntryBatchReader next = new EntryBatchReader(columnFamily.scanPrefix(WHOLE_COLUMN, resumeAfter, 1));
+            EntryBatchReader next =
+                    new EntryBatchReader(columnFamily.scanPrefix(WHOLE_COLUMN, resumeAfter, 1));
             if (!next.advance()) {
                 resumeAfter = null; // past the last key: start over
                 return;

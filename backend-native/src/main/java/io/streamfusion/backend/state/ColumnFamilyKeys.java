@@ -23,9 +23,9 @@ import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
 /**
- * Keys and namespaces of one state, decoded from the canonical keys of a native scan. Backs
- * {@code getKeys} and {@code getKeysAndNamespaces}. The scan reads a snapshot, so callers may
- * change state while they iterate, as {@code applyToAllKeys} does.
+ * Keys and namespaces of one state, decoded from the canonical keys of a native scan. Backs {@code
+ * getKeys} and {@code getKeysAndNamespaces}. The scan reads a snapshot, so callers may change state
+ * while they iterate, as {@code applyToAllKeys} does.
  */
 public final class ColumnFamilyKeys {
 
@@ -43,7 +43,8 @@ public final class ColumnFamilyKeys {
         byte[] namespaceBytes;
         try {
             DataOutputSerializer out = new DataOutputSerializer(16);
-            CompositeKeySerializationUtils.writeNameSpace(namespace, cursor.namespaceSerializer, out, cursor.ambiguous);
+            CompositeKeySerializationUtils.writeNameSpace(
+                    namespace, cursor.namespaceSerializer, out, cursor.ambiguous);
             namespaceBytes = out.getCopyOfBuffer();
         } catch (IOException e) {
             cursor.close();
@@ -60,8 +61,12 @@ public final class ColumnFamilyKeys {
                         boolean inNamespace =
                                 key.length >= position + namespaceBytes.length
                                         && Arrays.equals(
-                                                key, position, position + namespaceBytes.length,
-                                                namespaceBytes, 0, namespaceBytes.length);
+                                                key,
+                                                position,
+                                                position + namespaceBytes.length,
+                                                namespaceBytes,
+                                                0,
+                                                namespaceBytes.length);
                         if (inNamespace && !Objects.equals(previous, current)) {
                             previous = current;
                             return current;
@@ -74,7 +79,9 @@ public final class ColumnFamilyKeys {
 
     /** Every distinct (key, namespace) pair of the state. */
     public static <K, N> Stream<Tuple2<K, N>> keysAndNamespaces(
-            KeyedStateContext<K> context, NativeColumnFamily columnFamily, TypeSerializer<N> namespaceSerializer) {
+            KeyedStateContext<K> context,
+            NativeColumnFamily columnFamily,
+            TypeSerializer<N> namespaceSerializer) {
         EntryCursor<K, N> cursor = new EntryCursor<>(context, columnFamily, namespaceSerializer);
         Iterator<Tuple2<K, N>> iterator =
                 new DecodingIterator<>(cursor) {
@@ -85,7 +92,9 @@ public final class ColumnFamilyKeys {
                         K k = cursor.readKey(key);
                         N n =
                                 CompositeKeySerializationUtils.readNamespace(
-                                        cursor.namespaceSerializer, cursor.input(), cursor.ambiguous);
+                                        cursor.namespaceSerializer,
+                                        cursor.input(),
+                                        cursor.ambiguous);
                         Tuple2<K, N> current = Tuple2.of(k, n);
                         if (current.equals(previous)) {
                             return null;
@@ -98,7 +107,8 @@ public final class ColumnFamilyKeys {
     }
 
     private static <T> Stream<T> stream(Iterator<T> iterator, EntryCursor<?, ?> cursor) {
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator, Spliterator.ORDERED), false)
+        return StreamSupport.stream(
+                        Spliterators.spliteratorUnknownSize(iterator, Spliterator.ORDERED), false)
                 .onClose(cursor::close);
     }
 
@@ -108,20 +118,28 @@ public final class ColumnFamilyKeys {
         private final String stateName;
         private final TypeSerializer<K> keySerializer;
         final TypeSerializer<N> namespaceSerializer;
+
         /** Whether key and namespace carry length suffixes, as Flink decides for the pair. */
         final boolean ambiguous;
+
         private final int keyGroupPrefixBytes;
         private final DataInputDeserializer input = new DataInputDeserializer();
         private EntryBatchReader batch;
         private boolean exhausted;
 
-        EntryCursor(KeyedStateContext<K> context, NativeColumnFamily columnFamily, TypeSerializer<N> namespaceSerializer) {
-            this.scan = context.store().openScan(List.of(columnFamily), context.keyGroupPrefixBytes());
+        EntryCursor(
+                KeyedStateContext<K> context,
+                NativeColumnFamily columnFamily,
+                TypeSerializer<N> namespaceSerializer) {
+            this.scan =
+                    context.store().openScan(List.of(columnFamily), context.keyGroupPrefixBytes());
             this.stateName = columnFamily.stateName();
             this.keySerializer = context.keySerializer();
             this.keyGroupPrefixBytes = context.keyGroupPrefixBytes();
             this.namespaceSerializer = namespaceSerializer;
-            this.ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(keySerializer, namespaceSerializer);
+            this.ambiguous =
+                    CompositeKeySerializationUtils.isAmbiguousKeyPossible(
+                            keySerializer, namespaceSerializer);
         }
 
         /** The next stored key, or null at the end. */
@@ -184,7 +202,8 @@ public final class ColumnFamilyKeys {
                 }
                 return true;
             } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to read keys of state " + cursor.stateName, e);
+                throw new FlinkRuntimeException(
+                        "Failed to read keys of state " + cursor.stateName, e);
             }
         }
 

@@ -13,10 +13,10 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 
 /**
- * What the state kinds need from the keyed backend that owns them, and nothing more: the
- * native store, the key builder that holds the current key, the key layout, leases for calls
- * from other threads, the TTL clock and the decoded-value cache. The backend hands its states
- * an implementation, so the state classes never depend on the backend class.
+ * What the state kinds need from the keyed backend that owns them, and nothing more: the native
+ * store, the key builder that holds the current key, the key layout, leases for calls from other
+ * threads, the TTL clock and the decoded-value cache. The backend hands its states an
+ * implementation, so the state classes never depend on the backend class.
  *
  * @param <K> key type
  */

@@ -15,9 +15,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Applies an element transform to a stored list ({@link ListDelimitedSerializer} bytes),
- * dropping the entry when no element survives. Mirrors Flink's RocksDB list transformer,
- * including the stop-on-first-included shortcut for lists ordered by expiry.
+ * Applies an element transform to a stored list ({@link ListDelimitedSerializer} bytes), dropping
+ * the entry when no element survives. Mirrors Flink's RocksDB list transformer, including the
+ * stop-on-first-included shortcut for lists ordered by expiry.
  */
 final class ListElementsSnapshotTransformer<T> implements StateSnapshotTransformer<byte[]> {
 
@@ -27,12 +27,14 @@ final class ListElementsSnapshotTransformer<T> implements StateSnapshotTransform
     private final ListDelimitedSerializer listSerializer = new ListDelimitedSerializer();
     private final DataInputDeserializer in = new DataInputDeserializer();
 
-    ListElementsSnapshotTransformer(StateSnapshotTransformer<T> elementTransformer, TypeSerializer<T> elementSerializer) {
+    ListElementsSnapshotTransformer(
+            StateSnapshotTransformer<T> elementTransformer, TypeSerializer<T> elementSerializer) {
         this.elementTransformer = elementTransformer;
         this.elementSerializer = elementSerializer;
         this.strategy =
                 elementTransformer instanceof CollectionStateSnapshotTransformer
-                        ? ((CollectionStateSnapshotTransformer<?>) elementTransformer).getFilterStrategy()
+                        ? ((CollectionStateSnapshotTransformer<?>) elementTransformer)
+                                .getFilterStrategy()
                         : CollectionStateSnapshotTransformer.TransformStrategy.TRANSFORM_ALL;
     }
 
@@ -47,10 +49,13 @@ final class ListElementsSnapshotTransformer<T> implements StateSnapshotTransform
         int previousPosition = 0;
         try {
             T next;
-            while ((next = ListDelimitedSerializer.deserializeNextElement(in, elementSerializer)) != null) {
+            while ((next = ListDelimitedSerializer.deserializeNextElement(in, elementSerializer))
+                    != null) {
                 T transformed = elementTransformer.filterOrTransform(next);
                 if (transformed != null) {
-                    if (strategy == CollectionStateSnapshotTransformer.TransformStrategy.STOP_ON_FIRST_INCLUDED) {
+                    if (strategy
+                            == CollectionStateSnapshotTransformer.TransformStrategy
+                                    .STOP_ON_FIRST_INCLUDED) {
                         return Arrays.copyOfRange(value, previousPosition, value.length);
                     }
                     kept.add(transformed);

@@ -7,15 +7,16 @@ import javax.annotation.Nullable;
 import java.util.Arrays;
 
 /**
- * Applies a serialized-value transform to a stored map entry, whose first byte is the
- * null-value flag. Null user values pass through; a dropped value drops the entry. This is the
- * behaviour of Flink's RocksDB map transformer except that a dropped value removes the entry
- * from the snapshot rather than turning it into a null value.
+ * Applies a serialized-value transform to a stored map entry, whose first byte is the null-value
+ * flag. Null user values pass through; a dropped value drops the entry. This is the behaviour of
+ * Flink's RocksDB map transformer except that a dropped value removes the entry from the snapshot
+ * rather than turning it into a null value.
  */
 final class MapValueSnapshotTransformer implements StateSnapshotTransformer<byte[]> {
 
     /** {@code DataOutput.writeBoolean} bytes of the null flag. */
     private static final byte NULL_FLAG = 1;
+
     private static final byte NON_NULL_FLAG = 0;
 
     private final StateSnapshotTransformer<byte[]> valueTransformer;

@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * The raw entries of one column family under a key prefix, in key order, fetched from the native side
- * in batches of about {@code batchBytes} as the iteration goes: at most one batch is in memory.
+ * The raw entries of one column family under a key prefix, in key order, fetched from the native
+ * side in batches of about {@code batchBytes} as the iteration goes: at most one batch is in
+ * memory.
  */
 final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
 
@@ -54,7 +55,8 @@ final class PrefixEntries implements Iterator<PrefixEntries.Entry> {
     @Override
     public Entry next() {
         if (!hasNext()) {
-            throw new NoSuchElementException("No more entries under the prefix in " + columnFamily.stateName());
+            throw new NoSuchElementException(
+                    "No more entries under the prefix in " + columnFamily.stateName());
         }
         return buffered.get(position++);
     }

@@ -10,15 +10,17 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Adapts the snapshot transform Flink hands to {@code createOrUpdateInternalState} (TTL cleanup
- * in full snapshots) to the stored bytes of each state kind, which is what a native scan
- * yields. Like Flink's RocksDB backend, only serialized-state transforms are offered.
+ * Adapts the snapshot transform Flink hands to {@code createOrUpdateInternalState} (TTL cleanup in
+ * full snapshots) to the stored bytes of each state kind, which is what a native scan yields. Like
+ * Flink's RocksDB backend, only serialized-state transforms are offered.
  */
-public final class SerializedSnapshotTransformFactory<SV> implements StateSnapshotTransformFactory<SV> {
+public final class SerializedSnapshotTransformFactory<SV>
+        implements StateSnapshotTransformFactory<SV> {
 
     private final Supplier<Optional<StateSnapshotTransformer<byte[]>>> serialized;
 
-    private SerializedSnapshotTransformFactory(Supplier<Optional<StateSnapshotTransformer<byte[]>>> serialized) {
+    private SerializedSnapshotTransformFactory(
+            Supplier<Optional<StateSnapshotTransformer<byte[]>>> serialized) {
         this.serialized = serialized;
     }
 
@@ -30,13 +32,20 @@ public final class SerializedSnapshotTransformFactory<SV> implements StateSnapsh
             TypeSerializer<SV> stateSerializer) {
         switch (descriptor.getType()) {
             case LIST:
-                TypeSerializer<SEV> elementSerializer = ((ListSerializer<SEV>) stateSerializer).getElementSerializer();
+                TypeSerializer<SEV> elementSerializer =
+                        ((ListSerializer<SEV>) stateSerializer).getElementSerializer();
                 return new SerializedSnapshotTransformFactory<>(
-                        () -> original.createForDeserializedState()
-                                .map(t -> new ListElementsSnapshotTransformer<>(t, elementSerializer.duplicate())));
+                        () ->
+                                original.createForDeserializedState()
+                                        .map(
+                                                t ->
+                                                        new ListElementsSnapshotTransformer<>(
+                                                                t, elementSerializer.duplicate())));
             case MAP:
                 return new SerializedSnapshotTransformFactory<>(
-                        () -> original.createForSerializedState().map(MapValueSnapshotTransformer::new));
+                        () ->
+                                original.createForSerializedState()
+                                        .map(MapValueSnapshotTransformer::new));
             default:
                 return new SerializedSnapshotTransformFactory<>(original::createForSerializedState);
         }
@@ -44,7 +53,8 @@ public final class SerializedSnapshotTransformFactory<SV> implements StateSnapsh
 
     @Override
     public Optional<StateSnapshotTransformer<SV>> createForDeserializedState() {
-        throw new UnsupportedOperationException("StreamFusion filters snapshots on serialized state only");
+        throw new UnsupportedOperationException(
+                "StreamFusion filters snapshots on serialized state only");
     }
 
     @Override

@@ -3,9 +3,9 @@ package io.streamfusion.backend.state;
 import org.apache.flink.util.FlinkRuntimeException;
 
 /**
- * Stored state bytes that cannot be what StreamFusion wrote: cut off, with a length that runs
- * past the entry, or of an unknown layout. Nothing is guessed from such bytes. The message
- * names the state and says what the user can do.
+ * Stored state bytes that cannot be what StreamFusion wrote: cut off, with a length that runs past
+ * the entry, or of an unknown layout. Nothing is guessed from such bytes. The message names the
+ * state and says what the user can do.
  */
 public final class StateCorruptionException extends FlinkRuntimeException {
 

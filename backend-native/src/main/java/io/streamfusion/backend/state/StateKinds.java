@@ -24,16 +24,26 @@ public final class StateKinds {
             RegisteredKeyValueStateBackendMetaInfo<N, SV> metaInfo) {
         switch (descriptor.getType()) {
             case VALUE:
-                return new StreamFusionValueState<>(context, columnFamily, metaInfo, descriptor.getDefaultValue());
+                return new StreamFusionValueState<>(
+                        context, columnFamily, metaInfo, descriptor.getDefaultValue());
             case LIST:
                 return new StreamFusionListState<>(
-                        context, columnFamily, (RegisteredKeyValueStateBackendMetaInfo<N, List<Object>>) (Object) metaInfo);
+                        context,
+                        columnFamily,
+                        (RegisteredKeyValueStateBackendMetaInfo<N, List<Object>>)
+                                (Object) metaInfo);
             case MAP:
                 return new StreamFusionMapState<>(
-                        context, columnFamily, (RegisteredKeyValueStateBackendMetaInfo<N, Map<Object, Object>>) (Object) metaInfo);
+                        context,
+                        columnFamily,
+                        (RegisteredKeyValueStateBackendMetaInfo<N, Map<Object, Object>>)
+                                (Object) metaInfo);
             case REDUCING:
                 return new StreamFusionReducingState<>(
-                        context, columnFamily, metaInfo, ((ReducingStateDescriptor<SV>) descriptor).getReduceFunction());
+                        context,
+                        columnFamily,
+                        metaInfo,
+                        ((ReducingStateDescriptor<SV>) descriptor).getReduceFunction());
             case AGGREGATING:
                 return new StreamFusionAggregatingState<>(
                         context,
@@ -42,8 +52,11 @@ public final class StateKinds {
                         ((AggregatingStateDescriptor) descriptor).getAggregateFunction());
             default:
                 throw new UnsupportedOperationException(
-                        "StreamFusion does not support state kind " + descriptor.getType()
-                                + " (state '" + descriptor.getName() + "')");
+                        "StreamFusion does not support state kind "
+                                + descriptor.getType()
+                                + " (state '"
+                                + descriptor.getName()
+                                + "')");
         }
     }
 }

@@ -8,7 +8,9 @@ import org.apache.flink.runtime.state.internal.InternalAggregatingState;
 
 import java.io.IOException;
 
-/** {@code AggregatingState}: the stored value is the accumulator of an {@link AggregateFunction}. */
+/**
+ * {@code AggregatingState}: the stored value is the accumulator of an {@link AggregateFunction}.
+ */
 public final class StreamFusionAggregatingState<K, N, IN, ACC, OUT>
         extends AbstractStreamFusionAppendingState<K, N, IN, ACC, OUT>
         implements InternalAggregatingState<K, N, IN, ACC, OUT> {
@@ -41,6 +43,10 @@ public final class StreamFusionAggregatingState<K, N, IN, ACC, OUT>
         ACC accumulator = readValue(key);
         // readValue hands out a private copy of a mutable accumulator, so the function may
         // change it in place.
-        writeValue(key, aggregateFunction.add(value, accumulator == null ? aggregateFunction.createAccumulator() : accumulator));
+        writeValue(
+                key,
+                aggregateFunction.add(
+                        value,
+                        accumulator == null ? aggregateFunction.createAccumulator() : accumulator));
     }
 }

@@ -25,15 +25,17 @@ import java.util.List;
 
 /**
  * {@link BatchValueState} over a value state's native column family: keys are turned into canonical
- * keys with their own key groups, then read with one native multi-get or written with one
- * native write batch. Uses its own key builder, so the backend's current key is untouched.
+ * keys with their own key groups, then read with one native multi-get or written with one native
+ * write batch. Uses its own key builder, so the backend's current key is untouched.
  */
 public final class StreamFusionBatchValueState<K, V> implements BatchValueState<K, V> {
 
     private final NativeStore store;
     private final NativeColumnFamily columnFamily;
+
     /** The per-record state's cache view: batch writes must not leave stale values in it. */
     @Nullable private final StateValueCache<V> cache;
+
     private final TypeSerializer<V> valueSerializer;
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
     private final int numberOfKeyGroups;
@@ -54,7 +56,9 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
         this.columnFamily = columnFamily;
         this.cache = cache;
         this.valueSerializer = valueSerializer;
-        this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer.duplicate(), keyGroupPrefixBytes, 32);
+        this.keyBuilder =
+                new SerializedCompositeKeyBuilder<>(
+                        keySerializer.duplicate(), keyGroupPrefixBytes, 32);
         this.numberOfKeyGroups = numberOfKeyGroups;
         this.keyGroupRange = keyGroupRange;
     }
@@ -64,10 +68,16 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
         if (!keyGroupRange.contains(keyGroup)) {
             // Storing it would put a foreign key group into every later snapshot of this backend.
             throw new IllegalArgumentException(
-                    "Key " + key + " belongs to key group " + keyGroup + ", outside this backend's " + keyGroupRange);
+                    "Key "
+                            + key
+                            + " belongs to key group "
+                            + keyGroup
+                            + ", outside this backend's "
+                            + keyGroupRange);
         }
         keyBuilder.setKeyAndKeyGroup(key, keyGroup);
-        return keyBuilder.buildCompositeKeyNamespace(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+        return keyBuilder.buildCompositeKeyNamespace(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
     }
 
     private byte[] keyList(List<K> keys) {
@@ -101,7 +111,11 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
     public void putAll(List<K> keys, List<V> values) throws IOException {
         if (keys.size() != values.size()) {
             throw new IllegalArgumentException(
-                    "putAll needs one value per key, got " + keys.size() + " keys and " + values.size() + " values");
+                    "putAll needs one value per key, got "
+                            + keys.size()
+                            + " keys and "
+                            + values.size()
+                            + " values");
         }
         if (keys.isEmpty()) {
             return;
@@ -111,7 +125,10 @@ public final class StreamFusionBatchValueState<K, V> implements BatchValueState<
         for (int i = 0; i < keys.size(); i++) {
             V value = values.get(i);
             if (value == null) {
-                throw new IllegalArgumentException("putAll does not take null values (key " + keys.get(i) + "); use removeAll");
+                throw new IllegalArgumentException(
+                        "putAll does not take null values (key "
+                                + keys.get(i)
+                                + "); use removeAll");
             }
             valueOut.clear();
             valueSerializer.serialize(value, valueOut);

@@ -20,40 +20,41 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link CandidateIndexState} on disk, stored as the entries of an ordinary Flink map state
- * ({@code MapState<byte[], byte[]>}) so that snapshots, rescaling and canonical savepoints need
- * nothing of their own. The user keys of one Flink key are:
+ * {@link CandidateIndexState} on disk, stored as the entries of an ordinary Flink map state ({@code
+ * MapState<byte[], byte[]>}) so that snapshots, rescaling and canonical savepoints need nothing of
+ * their own. The user keys of one Flink key are:
  *
  * <ul>
- *   <li>{@code [0x00]}: the next sequence number, the count, the sequence of the latest
- *       candidate (-1 if none), and the time of the last write (or TTL-refreshing read), four
- *       longs;
+ *   <li>{@code [0x00]}: the next sequence number, the count, the sequence of the latest candidate
+ *       (-1 if none), and the time of the last write (or TTL-refreshing read), four longs;
  *   <li>{@code [0x01][sequence]}: a candidate, serialized, in append order;
- *   <li>{@code [0x02][hash]}: the candidates with that value hash, ascending by sequence, each
- *       as its sequence, its length and its serialized bytes.
+ *   <li>{@code [0x02][hash]}: the candidates with that value hash, ascending by sequence, each as
+ *       its sequence, its length and its serialized bytes.
  * </ul>
  *
- * Each kind has its own user-key length, so the length prefix that Flink's byte-array
- * serializer writes keeps the kinds apart and sequences in order. Append and retract are one
- * point read of the hash entry (and of the counter, unless the memo has it) and one atomic write
- * batch of the candidate and hash entries: the hash entry holds the candidates' bytes, so a
- * retraction compares them in place and never reads a candidate entry, and the counter is
- * written back by the {@link CandidateIndexMemo}. Only retracting the latest candidate also seeks backwards for
- * the one before it. No operation reads more than one hash entry's candidates, so memory per key
- * is constant however many candidates there are (as long as values rarely share a hash).
+ * Each kind has its own user-key length, so the length prefix that Flink's byte-array serializer
+ * writes keeps the kinds apart and sequences in order. Append and retract are one point read of the
+ * hash entry (and of the counter, unless the memo has it) and one atomic write batch of the
+ * candidate and hash entries: the hash entry holds the candidates' bytes, so a retraction compares
+ * them in place and never reads a candidate entry, and the counter is written back by the {@link
+ * CandidateIndexMemo}. Only retracting the latest candidate also seeks backwards for the one before
+ * it. No operation reads more than one hash entry's candidates, so memory per key is constant
+ * however many candidates there are (as long as values rarely share a hash).
  *
  * <p>Under TTL every operation reads the counter first; an expired index is deleted there, so
  * nothing after it can see an expired candidate. Before that, {@link CandidateIndexSweep} checks a
  * few other keys, so indexes that are never touched again are deleted too.
  */
 public final class StreamFusionCandidateIndexState<K, V>
-        extends AbstractStreamFusionState<K, VoidNamespace, Map<byte[], byte[]>> implements CandidateIndexState<V> {
+        extends AbstractStreamFusionState<K, VoidNamespace, Map<byte[], byte[]>>
+        implements CandidateIndexState<V> {
 
     private static final byte COUNTER = 0;
     private static final byte CANDIDATE = 1;
     private static final byte BY_HASH = 2;
     private static final byte[] KINDS = {COUNTER, BY_HASH, CANDIDATE};
     private static final int ITERATION_BATCH_BYTES = 32 << 10;
+
     /** A map-state value starts with Flink's not-null flag and the byte-array length. */
     static final int MAP_VALUE_HEADER = 1 + Integer.BYTES;
 
@@ -134,7 +135,8 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     /** A memo for the index stored in {@code columnFamily}, writing counters back into it. */
     public static CandidateIndexMemo newMemo(NativeColumnFamily columnFamily) {
-        return new CandidateIndexMemo((base, counter) -> columnFamily.put(counterKey(base), counter.toMapValue()));
+        return new CandidateIndexMemo(
+                (base, counter) -> columnFamily.put(counterKey(base), counter.toMapValue()));
     }
 
     /** One atomic write of the batch's puts and deletes. */
@@ -143,12 +145,16 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     /**
-     * The sequence of the last candidate before {@code latest}, which is being retracted, found
-     * by one reverse seek below it; -1 if none.
+     * The sequence of the last candidate before {@code latest}, which is being retracted, found by
+     * one reverse seek below it; -1 if none.
      */
     private long latestSequenceBefore(byte[] base, long latest) {
-        byte[] key = columnFamily.lastKeyWithPrefix(kindPrefix(base, CANDIDATE), candidateKey(base, latest));
-        return key == null ? -1 : ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
+        byte[] key =
+                columnFamily.lastKeyWithPrefix(
+                        kindPrefix(base, CANDIDATE), candidateKey(base, latest));
+        return key == null
+                ? -1
+                : ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
     }
 
     @Nullable
@@ -183,23 +189,26 @@ public final class StreamFusionCandidateIndexState<K, V>
             return List.of();
         }
         byte[] prefix = kindPrefix(base, CANDIDATE);
-        return () -> new Iterator<>() {
-            private final PrefixEntries entries = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
+        return () ->
+                new Iterator<>() {
+                    private final PrefixEntries entries =
+                            new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
 
-            @Override
-            public boolean hasNext() {
-                return entries.hasNext();
-            }
+                    @Override
+                    public boolean hasNext() {
+                        return entries.hasNext();
+                    }
 
-            @Override
-            public V next() {
-                try {
-                    return deserializeCandidate(entries.next().value());
-                } catch (IOException e) {
-                    throw new IllegalStateException("Could not read a candidate of " + columnFamily.stateName(), e);
-                }
-            }
-        };
+                    @Override
+                    public V next() {
+                        try {
+                            return deserializeCandidate(entries.next().value());
+                        } catch (IOException e) {
+                            throw new IllegalStateException(
+                                    "Could not read a candidate of " + columnFamily.stateName(), e);
+                        }
+                    }
+                };
     }
 
     @Override
@@ -232,12 +241,14 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     private CandidateCounter readStoredCounter(byte[] base) {
         byte[] stored = columnFamily.get(counterKey(base));
-        return stored == null ? CandidateCounter.EMPTY : CandidateCounter.parse(stored, columnFamily.stateName());
+        return stored == null
+                ? CandidateCounter.EMPTY
+                : CandidateCounter.parse(stored, columnFamily.stateName());
     }
 
     /**
-     * The key and namespace ({@code base}) of a stored index entry, told by the user key at its
-     * end (length prefix and kind byte); null if the key is not an index entry.
+     * The key and namespace ({@code base}) of a stored index entry, told by the user key at its end
+     * (length prefix and kind byte); null if the key is not an index entry.
      */
     @Nullable
     static byte[] baseOf(byte[] key) {
@@ -292,20 +303,33 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     private static byte[] candidateKey(byte[] base, long sequence) {
-        return userKey(base, userKeyLength(CANDIDATE), userKeyLength(CANDIDATE)).put(CANDIDATE).putLong(sequence).array();
+        return userKey(base, userKeyLength(CANDIDATE), userKeyLength(CANDIDATE))
+                .put(CANDIDATE)
+                .putLong(sequence)
+                .array();
     }
 
     private static byte[] hashKey(byte[] base, int hash) {
-        return userKey(base, userKeyLength(BY_HASH), userKeyLength(BY_HASH)).put(BY_HASH).putInt(hash).array();
+        return userKey(base, userKeyLength(BY_HASH), userKeyLength(BY_HASH))
+                .put(BY_HASH)
+                .putInt(hash)
+                .array();
     }
 
-    /** A map-state value: Flink's not-null flag, then the byte-array serializer's length and bytes. */
+    /**
+     * A map-state value: Flink's not-null flag, then the byte-array serializer's length and bytes.
+     */
     static byte[] mapValue(byte[] payload) {
         return mapValueWithRoomFor(payload.length).put(payload).array();
     }
 
-    /** A map-state value of {@code payloadLength} bytes, its header written, positioned at the payload. */
+    /**
+     * A map-state value of {@code payloadLength} bytes, its header written, positioned at the
+     * payload.
+     */
     static ByteBuffer mapValueWithRoomFor(int payloadLength) {
-        return ByteBuffer.allocate(MAP_VALUE_HEADER + payloadLength).put((byte) 0).putInt(payloadLength);
+        return ByteBuffer.allocate(MAP_VALUE_HEADER + payloadLength)
+                .put((byte) 0)
+                .putInt(payloadLength);
     }
 }

@@ -20,9 +20,9 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * {@code ListState} in Flink's RocksDB list format: serialized elements joined by a delimiter
- * byte ({@link ListDelimitedSerializer}). {@code add} and {@code addAll} are native merges, so
- * appending never reads the list.
+ * {@code ListState} in Flink's RocksDB list format: serialized elements joined by a delimiter byte
+ * ({@link ListDelimitedSerializer}). {@code add} and {@code addAll} are native merges, so appending
+ * never reads the list.
  */
 public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionState<K, N, List<V>>
         implements InternalListState<K, N, V> {
@@ -52,7 +52,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
 
     @Override
     public List<V> getInternal() throws IOException {
-        return listSerializer.deserializeList(columnFamily.get(currentKeyBytes()), elementSerializer);
+        return listSerializer.deserializeList(
+                columnFamily.get(currentKeyBytes()), elementSerializer);
     }
 
     @Override
@@ -65,7 +66,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
     public void addAll(List<V> values) throws IOException {
         Preconditions.checkNotNull(values, "List of values to add cannot be null.");
         if (!values.isEmpty()) {
-            columnFamily.merge(currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
+            columnFamily.merge(
+                    currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
         }
     }
 
@@ -80,7 +82,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
         if (values.isEmpty()) {
             clear();
         } else {
-            columnFamily.put(currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
+            columnFamily.put(
+                    currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
         }
     }
 
@@ -93,9 +96,11 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
             TtlTimeProvider ttlTimeProvider)
             throws StateMigrationException {
         TtlAwareSerializer<V, ?> prior =
-                ((TtlAwareSerializer.TtlAwareListSerializer<V>) priorSerializer).getElementSerializer();
+                ((TtlAwareSerializer.TtlAwareListSerializer<V>) priorSerializer)
+                        .getElementSerializer();
         TtlAwareSerializer<V, ?> next =
-                ((TtlAwareSerializer.TtlAwareListSerializer<V>) newSerializer).getElementSerializer();
+                ((TtlAwareSerializer.TtlAwareListSerializer<V>) newSerializer)
+                        .getElementSerializer();
         try {
             while (oldValue.available() > 0) {
                 next.migrateValueFromPriorSerializer(
@@ -108,7 +113,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
                 }
             }
         } catch (Exception e) {
-            throw new StateMigrationException("Error while migrating list state " + columnFamily.stateName(), e);
+            throw new StateMigrationException(
+                    "Error while migrating list state " + columnFamily.stateName(), e);
         }
     }
 
@@ -133,7 +139,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
                 }
             }
         } catch (RuntimeException e) {
-            throw new FlinkRuntimeException("Error while merging namespaces of state " + columnFamily.stateName(), e);
+            throw new FlinkRuntimeException(
+                    "Error while merging namespaces of state " + columnFamily.stateName(), e);
         }
     }
 }

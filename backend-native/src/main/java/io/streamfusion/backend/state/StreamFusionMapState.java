@@ -26,12 +26,13 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * {@code MapState}: one native entry per user key, {@code [key group][key][namespace][user
- * key]}, whose value is a null flag byte and the serialized user value, as in Flink's RocksDB
- * backend. Iteration reads the entries under the current prefix in batches; entries can be
- * removed or updated while iterating.
+ * {@code MapState}: one native entry per user key, {@code [key group][key][namespace][user key]},
+ * whose value is a null flag byte and the serialized user value, as in Flink's RocksDB backend.
+ * Iteration reads the entries under the current prefix in batches; entries can be removed or
+ * updated while iterating.
  */
-public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusionState<K, N, Map<UK, UV>>
+public final class StreamFusionMapState<K, N, UK, UV>
+        extends AbstractStreamFusionState<K, N, Map<UK, UV>>
         implements InternalMapState<K, N, UK, UV> {
 
     /** Bytes of entries fetched per native call while iterating. */
@@ -63,7 +64,8 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             }
             return valueOut.getCopyOfBuffer();
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Error while serializing a user value of state " + columnFamily.stateName(), e);
+            throw new FlinkRuntimeException(
+                    "Error while serializing a user value of state " + columnFamily.stateName(), e);
         }
     }
 
@@ -81,19 +83,23 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             TtlTimeProvider ttlTimeProvider)
             throws StateMigrationException {
         TtlAwareSerializer<UV, ?> prior =
-                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) priorSerializer).getValueSerializer();
+                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) priorSerializer)
+                        .getValueSerializer();
         TtlAwareSerializer<UV, ?> next =
-                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) newSerializer).getValueSerializer();
+                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) newSerializer)
+                        .getValueSerializer();
         try {
             boolean isNull = oldValue.readBoolean();
             newValue.writeBoolean(isNull);
             if (isNull) {
                 next.serialize(null, newValue);
             } else {
-                next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
+                next.migrateValueFromPriorSerializer(
+                        prior, () -> prior.deserialize(oldValue), newValue, ttlTimeProvider);
             }
         } catch (Exception e) {
-            throw new StateMigrationException("Error while migrating map state " + columnFamily.stateName(), e);
+            throw new StateMigrationException(
+                    "Error while migrating map state " + columnFamily.stateName(), e);
         }
     }
 
@@ -105,7 +111,8 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
 
     @Override
     public void put(UK userKey, UV userValue) {
-        columnFamily.put(currentKeyBytes(userKey, userKeySerializer), serializeUserValue(userValue));
+        columnFamily.put(
+                currentKeyBytes(userKey, userKeySerializer), serializeUserValue(userValue));
     }
 
     @Override
@@ -165,22 +172,30 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             TypeSerializer<N> safeNamespaceSerializer,
             TypeSerializer<Map<UK, UV>> safeValueSerializer)
             throws Exception {
-        byte[] prefix = queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        byte[] prefix =
+                queriedKey(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
         MapSerializer<UK, UV> mapSerializer = (MapSerializer<UK, UV>) safeValueSerializer;
-        // Queries run on their own threads: the lease keeps dispose() from freeing the store meanwhile.
+        // Queries run on their own threads: the lease keeps dispose() from freeing the store
+        // meanwhile.
         try (ResourceGuard.Lease ignored = context.storeLease()) {
             List<Map.Entry<UK, UV>> entries =
-                    readEntries(prefix, mapSerializer.getKeySerializer(), mapSerializer.getValueSerializer());
+                    readEntries(
+                            prefix,
+                            mapSerializer.getKeySerializer(),
+                            mapSerializer.getValueSerializer());
             return entries.isEmpty()
                     ? null
                     : KvStateSerializer.serializeMap(
-                            entries, mapSerializer.getKeySerializer(), mapSerializer.getValueSerializer());
+                            entries,
+                            mapSerializer.getKeySerializer(),
+                            mapSerializer.getValueSerializer());
         }
     }
 
     /** Every entry under {@code prefix}, decoded with the given (thread-safe) serializers. */
     private List<Map.Entry<UK, UV>> readEntries(
-            byte[] prefix, TypeSerializer<UK> keySerializer, TypeSerializer<UV> valueSerializer) throws IOException {
+            byte[] prefix, TypeSerializer<UK> keySerializer, TypeSerializer<UV> valueSerializer)
+            throws IOException {
         DataInputDeserializer in = new DataInputDeserializer();
         List<Map.Entry<UK, UV>> entries = new ArrayList<>();
         PrefixEntries raw = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
@@ -215,7 +230,8 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
         @Override
         public Map.Entry<UK, UV> next() {
             if (!hasNext()) {
-                throw new NoSuchElementException("No more entries in map state " + columnFamily.stateName());
+                throw new NoSuchElementException(
+                        "No more entries in map state " + columnFamily.stateName());
             }
             PrefixEntries.Entry entry = raw.next();
             lastReturned = new MapEntry(entry.key(), entry.value());
@@ -257,7 +273,10 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                         userKey = userKeySerializer.deserialize(in);
                         keyDecoded = true;
                     } catch (IOException e) {
-                        throw new FlinkRuntimeException("Error while deserializing a user key of state " + columnFamily.stateName(), e);
+                        throw new FlinkRuntimeException(
+                                "Error while deserializing a user key of state "
+                                        + columnFamily.stateName(),
+                                e);
                     }
                 }
                 return userKey;
@@ -271,7 +290,10 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                 try {
                     return deserializeUserValue(rawValue, in);
                 } catch (IOException e) {
-                    throw new FlinkRuntimeException("Error while deserializing a user value of state " + columnFamily.stateName(), e);
+                    throw new FlinkRuntimeException(
+                            "Error while deserializing a user value of state "
+                                    + columnFamily.stateName(),
+                            e);
                 }
             }
 
@@ -281,7 +303,8 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
                     return false;
                 }
                 Map.Entry<?, ?> entry = (Map.Entry<?, ?>) other;
-                return Objects.equals(getKey(), entry.getKey()) && Objects.equals(getValue(), entry.getValue());
+                return Objects.equals(getKey(), entry.getKey())
+                        && Objects.equals(getValue(), entry.getValue());
             }
 
             @Override
@@ -297,7 +320,9 @@ public final class StreamFusionMapState<K, N, UK, UV> extends AbstractStreamFusi
             @Override
             public UV setValue(UV value) {
                 if (deleted) {
-                    throw new IllegalStateException("The entry has been removed from map state " + columnFamily.stateName());
+                    throw new IllegalStateException(
+                            "The entry has been removed from map state "
+                                    + columnFamily.stateName());
                 }
                 UV old = getValue();
                 rawValue = serializeUserValue(value);

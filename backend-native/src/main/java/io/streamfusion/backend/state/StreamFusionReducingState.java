@@ -9,7 +9,8 @@ import org.apache.flink.runtime.state.internal.InternalReducingState;
 import java.io.IOException;
 
 /** {@code ReducingState}: the stored value is the reduction of everything added. */
-public final class StreamFusionReducingState<K, N, V> extends AbstractStreamFusionAppendingState<K, N, V, V, V>
+public final class StreamFusionReducingState<K, N, V>
+        extends AbstractStreamFusionAppendingState<K, N, V, V, V>
         implements InternalReducingState<K, N, V> {
 
     private final ReduceFunction<V> reduceFunction;

@@ -8,9 +8,9 @@ import org.apache.flink.runtime.state.internal.InternalValueState;
 import java.io.IOException;
 
 /**
- * {@code ValueState}: one native entry per key and namespace, holding the serialized value.
- * With the decoded-value cache, a read of a cached key crosses no JNI and deserializes
- * nothing; writes go to RocksDB first and then into the cache (write-through, clean only).
+ * {@code ValueState}: one native entry per key and namespace, holding the serialized value. With
+ * the decoded-value cache, a read of a cached key crosses no JNI and deserializes nothing; writes
+ * go to RocksDB first and then into the cache (write-through, clean only).
  */
 public final class StreamFusionValueState<K, N, V> extends AbstractStreamFusionState<K, N, V>
         implements InternalValueState<K, N, V> {

@@ -21,15 +21,15 @@ import java.util.NoSuchElementException;
 
 /**
  * The timers of one key group, stored natively as {@code [key group][element]} keys with empty
- * values, so the native order is timer order. A small ordered cache holds the head, so {@code
- * peek} and {@code poll} rarely cross JNI; it is refilled from disk in one batch. The design is
- * Flink's {@code RocksDBCachingPriorityQueueSet}; set semantics come from the key being the
- * whole element.
+ * values, so the native order is timer order. A small ordered cache holds the head, so {@code peek}
+ * and {@code poll} rarely cross JNI; it is refilled from disk in one batch. The design is Flink's
+ * {@code RocksDBCachingPriorityQueueSet}; set semantics come from the key being the whole element.
  */
-final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends AbstractHeapPriorityQueueElement
-        implements InternalPriorityQueue<E> {
+final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement>
+        extends AbstractHeapPriorityQueueElement implements InternalPriorityQueue<E> {
 
     private static final byte[] EMPTY = new byte[0];
+
     /** Enough bytes for a cache refill of a few hundred timers in one JNI crossing. */
     private static final int REFILL_BATCH_BYTES = 16 * 1024;
 
@@ -39,8 +39,10 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
     private final DataOutputSerializer out;
     private final DataInputDeserializer in;
     private final OrderedBytesCache cache;
+
     /** Everything before this key in the key group is known to be deleted: scans start after it. */
     private byte[] seekHint;
+
     private E peekCache;
     private boolean allElementsInCache;
 
@@ -106,7 +108,8 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
             seekHint = null;
         }
         boolean cacheFull = cache.isFull();
-        if ((!cacheFull && allElementsInCache) || OrderedBytesCache.ORDER.compare(bytes, cache.peekLast()) < 0) {
+        if ((!cacheFull && allElementsInCache)
+                || OrderedBytesCache.ORDER.compare(bytes, cache.peekLast()) < 0) {
             if (cacheFull) {
                 cache.pollLast();
                 allElementsInCache = false;
@@ -228,7 +231,8 @@ final class NativeKeyGroupQueueSet<E extends HeapPriorityQueueElement> extends A
         @Override
         public boolean hasNext() {
             if (buffered.isEmpty() && !exhausted) {
-                byte[] batch = columnFamily.scanPrefix(groupPrefix, resumeAfter, REFILL_BATCH_BYTES);
+                byte[] batch =
+                        columnFamily.scanPrefix(groupPrefix, resumeAfter, REFILL_BATCH_BYTES);
                 exhausted = batch.length < REFILL_BATCH_BYTES;
                 EntryBatchReader reader = new EntryBatchReader(batch);
                 while (reader.advance()) {

@@ -29,7 +29,10 @@ public final class NativePriorityQueueSetFactory {
     private final DataInputDeserializer sharedIn = new DataInputDeserializer();
 
     public NativePriorityQueueSetFactory(
-            KeyGroupRange keyGroupRange, int numberOfKeyGroups, int keyGroupPrefixBytes, int cacheSize) {
+            KeyGroupRange keyGroupRange,
+            int numberOfKeyGroups,
+            int keyGroupPrefixBytes,
+            int cacheSize) {
         this.keyGroupRange = keyGroupRange;
         this.numberOfKeyGroups = numberOfKeyGroups;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
@@ -37,17 +40,19 @@ public final class NativePriorityQueueSetFactory {
     }
 
     public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
-            KeyGroupedInternalPriorityQueue<T> create(NativeColumnFamily columnFamily, TypeSerializer<T> serializer) {
-        KeyGroupPartitionedPriorityQueue.PartitionQueueSetFactory<T, NativeKeyGroupQueueSet<T>> perKeyGroup =
-                (keyGroup, numKeyGroups, keyExtractor, comparator) ->
-                        new NativeKeyGroupQueueSet<>(
-                                keyGroup,
-                                keyGroupPrefixBytes,
-                                columnFamily,
-                                serializer,
-                                sharedOut,
-                                sharedIn,
-                                new OrderedBytesCache(cacheSize));
+            KeyGroupedInternalPriorityQueue<T> create(
+                    NativeColumnFamily columnFamily, TypeSerializer<T> serializer) {
+        KeyGroupPartitionedPriorityQueue.PartitionQueueSetFactory<T, NativeKeyGroupQueueSet<T>>
+                perKeyGroup =
+                        (keyGroup, numKeyGroups, keyExtractor, comparator) ->
+                                new NativeKeyGroupQueueSet<>(
+                                        keyGroup,
+                                        keyGroupPrefixBytes,
+                                        columnFamily,
+                                        serializer,
+                                        sharedOut,
+                                        sharedIn,
+                                        new OrderedBytesCache(cacheSize));
         return new KeyGroupPartitionedPriorityQueue<>(
                 KeyExtractorFunction.forKeyedObjects(),
                 PriorityComparator.forPriorityComparableObjects(),

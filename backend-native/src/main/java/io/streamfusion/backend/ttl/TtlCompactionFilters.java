@@ -1,7 +1,7 @@
 package io.streamfusion.backend.ttl;
 
-import io.streamfusion.backend.nativelib.NativeListElementScanner;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.nativelib.NativeListElementScanner;
 import io.streamfusion.backend.nativelib.TtlCompactionFilterSpec;
 import io.streamfusion.backend.nativelib.TtlCompactionFilterSpec.Layout;
 
@@ -17,18 +17,23 @@ import java.time.Duration;
 
 /**
  * Switches on the native TTL compaction filter of a state's column family when its descriptor asks
- * for background cleanup, following Flink's RocksDB backend: Flink's {@code TtlStateFactory}
- * hands the backend a descriptor with the TTL config and a {@code TtlSerializer}; the state's
- * own {@code cleanupInRocksdbCompactFilter} settings override the backend's defaults.
+ * for background cleanup, following Flink's RocksDB backend: Flink's {@code TtlStateFactory} hands
+ * the backend a descriptor with the TTL config and a {@code TtlSerializer}; the state's own {@code
+ * cleanupInRocksdbCompactFilter} settings override the backend's defaults.
  */
 public final class TtlCompactionFilters {
 
     private TtlCompactionFilters() {}
 
     public static void configure(
-            NativeColumnFamily columnFamily, StateDescriptor<?, ?> descriptor, TtlTimeProvider clock, TtlCompactionSettings settings) {
+            NativeColumnFamily columnFamily,
+            StateDescriptor<?, ?> descriptor,
+            TtlTimeProvider clock,
+            TtlCompactionSettings settings) {
         StateTtlConfig ttl = descriptor.getTtlConfig();
-        if (!settings.enabled() || !ttl.isEnabled() || !ttl.getCleanupStrategies().inRocksdbCompactFilter()) {
+        if (!settings.enabled()
+                || !ttl.isEnabled()
+                || !ttl.getCleanupStrategies().inRocksdbCompactFilter()) {
             return;
         }
         long queryAfter = settings.queryTimeAfterEntries();
@@ -44,7 +49,8 @@ public final class TtlCompactionFilters {
         NativeListElementScanner scanner = null;
         if (descriptor instanceof ListStateDescriptor<?> list) {
             @SuppressWarnings("unchecked")
-            TypeSerializer<TtlValue<Object>> elements = (TypeSerializer<TtlValue<Object>>) list.getElementSerializer();
+            TypeSerializer<TtlValue<Object>> elements =
+                    (TypeSerializer<TtlValue<Object>>) list.getElementSerializer();
             int length = elements.getLength();
             if (length > 0) {
                 layout = Layout.FIXED_ELEMENT_LIST;
@@ -57,7 +63,12 @@ public final class TtlCompactionFilters {
             layout = Layout.MAP;
         }
         columnFamily.configureTtlCompactionFilter(
-                new TtlCompactionFilterSpec(layout, elementBytes, ttl.getTimeToLive().toMillis(), Math.max(1, queryAfter), periodic),
+                new TtlCompactionFilterSpec(
+                        layout,
+                        elementBytes,
+                        ttl.getTimeToLive().toMillis(),
+                        Math.max(1, queryAfter),
+                        periodic),
                 clock::currentTimestamp,
                 scanner);
     }

@@ -5,10 +5,11 @@ import java.time.Duration;
 
 /**
  * The backend-wide settings of TTL background cleanup ({@code state.backend.streamfusion.ttl.*}):
- * whether the compaction filter runs, and the defaults a state's own {@code StateTtlConfig}
- * may override.
+ * whether the compaction filter runs, and the defaults a state's own {@code StateTtlConfig} may
+ * override.
  *
  * @param periodicCompaction zero switches periodic compaction off
  */
-public record TtlCompactionSettings(boolean enabled, long queryTimeAfterEntries, Duration periodicCompaction)
+public record TtlCompactionSettings(
+        boolean enabled, long queryTimeAfterEntries, Duration periodicCompaction)
         implements Serializable {}

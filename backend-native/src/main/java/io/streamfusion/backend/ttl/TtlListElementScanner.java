@@ -11,10 +11,10 @@ import org.apache.flink.util.FlinkRuntimeException;
 import java.io.IOException;
 
 /**
- * Finds the first unexpired element of a list whose elements vary in length, by deserializing
- * them with the state's {@code TtlSerializer}, as Flink's RocksDB backend does for its
- * compaction filter. RocksDB calls it from several background threads, so each thread gets its
- * own serializer duplicate, loaded with the job's class loader.
+ * Finds the first unexpired element of a list whose elements vary in length, by deserializing them
+ * with the state's {@code TtlSerializer}, as Flink's RocksDB backend does for its compaction
+ * filter. RocksDB calls it from several background threads, so each thread gets its own serializer
+ * duplicate, loaded with the job's class loader.
  */
 final class TtlListElementScanner<T> implements NativeListElementScanner {
 
@@ -49,7 +49,8 @@ final class TtlListElementScanner<T> implements NativeListElementScanner {
                 unexpiredFrom = reader.input.getPosition();
             }
         } catch (IOException e) {
-            throw new FlinkRuntimeException("Could not read a list element for the TTL compaction filter", e);
+            throw new FlinkRuntimeException(
+                    "Could not read a list element for the TTL compaction filter", e);
         }
         return unexpiredFrom;
     }

@@ -18,12 +18,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Flink's serializer-migration conformance suite ({@link StateBackendMigrationTestBase})
- * against StreamFusion: values, lists and maps rewritten on restore, incompatible serializers
- * refused, and TTL switched on or off across a restore.
+ * Flink's serializer-migration conformance suite ({@link StateBackendMigrationTestBase}) against
+ * StreamFusion: values, lists and maps rewritten on restore, incompatible serializers refused, and
+ * TTL switched on or off across a restore.
  */
 @ExtendWith(ParameterizedTestExtension.class)
-public class StreamFusionStateBackendMigrationTest extends StateBackendMigrationTestBase<StreamFusionStateBackend> {
+public class StreamFusionStateBackendMigrationTest
+        extends StateBackendMigrationTestBase<StreamFusionStateBackend> {
 
     @TempDir static java.nio.file.Path FOLDERS;
 
@@ -38,8 +39,10 @@ public class StreamFusionStateBackendMigrationTest extends StateBackendMigration
 
     @Parameters(name = "storage={0}, timers={2}")
     public static List<Object[]> modes() {
-        SupplierWithException<CheckpointStorage, IOException> jobManager = ConformanceSetup.jobManagerStorage();
-        SupplierWithException<CheckpointStorage, IOException> fileSystem = ConformanceSetup.fileSystemStorage(() -> FOLDERS);
+        SupplierWithException<CheckpointStorage, IOException> jobManager =
+                ConformanceSetup.jobManagerStorage();
+        SupplierWithException<CheckpointStorage, IOException> fileSystem =
+                ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
                 new Object[] {"jobmanager", jobManager, PriorityQueueStateType.NATIVE},
                 // Not HEAP timers: checkpoints then leave timers to the timer service's raw keyed

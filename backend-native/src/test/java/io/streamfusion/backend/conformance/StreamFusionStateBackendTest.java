@@ -19,11 +19,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Flink's own keyed-backend conformance suite ({@link StateBackendTestBase}, 71 test templates)
- * run against StreamFusion with native and heap timers, incremental and full native checkpoints,
- * stored in the JobManager and on the file system, as Flink's EmbeddedRocksDBStateBackendTest
- * parameterises it.
- * docs/conformance.md records every test that does not run, with its reason.
+ * Flink's own keyed-backend conformance suite ({@link StateBackendTestBase}, 71 test templates) run
+ * against StreamFusion with native and heap timers, incremental and full native checkpoints, stored
+ * in the JobManager and on the file system, as Flink's EmbeddedRocksDBStateBackendTest
+ * parameterises it. docs/conformance.md records every test that does not run, with its reason.
  */
 @ExtendWith(ParameterizedTestExtension.class)
 public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFusionStateBackend> {
@@ -44,8 +43,10 @@ public class StreamFusionStateBackendTest extends StateBackendTestBase<StreamFus
 
     @Parameters(name = "storage={0}, timers={2}, incremental={3}")
     public static List<Object[]> modes() {
-        SupplierWithException<CheckpointStorage, IOException> jobManager = ConformanceSetup.jobManagerStorage();
-        SupplierWithException<CheckpointStorage, IOException> fileSystem = ConformanceSetup.fileSystemStorage(() -> FOLDERS);
+        SupplierWithException<CheckpointStorage, IOException> jobManager =
+                ConformanceSetup.jobManagerStorage();
+        SupplierWithException<CheckpointStorage, IOException> fileSystem =
+                ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
                 new Object[] {"jobmanager", jobManager, PriorityQueueStateType.NATIVE, true},
                 new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE, true},

@@ -14,15 +14,15 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 
 /**
- * Flink's TTL conformance suite ({@link TtlStateTestBase}: nine state contexts, including
- * snapshot cleanup and restore) against StreamFusion. The suite's own extension parameterises
- * it; incremental cleanup is a heap-backend feature and is skipped by the suite itself.
+ * Flink's TTL conformance suite ({@link TtlStateTestBase}: nine state contexts, including snapshot
+ * cleanup and restore) against StreamFusion. The suite's own extension parameterises it;
+ * incremental cleanup is a heap-backend feature and is skipped by the suite itself.
  */
 public class StreamFusionTtlStateTest extends TtlStateTestBase {
 
     /**
-     * The suite's snapshots are checkpoints, which StreamFusion writes natively (RocksDB files),
-     * as Flink's RocksDB backend does; the full-snapshot cleanup transform applies to canonical
+     * The suite's snapshots are checkpoints, which StreamFusion writes natively (RocksDB files), as
+     * Flink's RocksDB backend does; the full-snapshot cleanup transform applies to canonical
      * savepoints only. The two snapshot-cleanup tests assume it, so they are skipped, as for
      * Flink's incremental RocksDB TTL tests; TtlSavepointCleanupTest covers canonical savepoints.
      */
@@ -41,7 +41,8 @@ public class StreamFusionTtlStateTest extends TtlStateTestBase {
                 Configuration config = new Configuration();
                 config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), folders.toString());
                 config.set(StreamFusionOptions.CACHE_SIZE, ConformanceSetup.SUITE_CACHE_SIZE);
-                return new StreamFusionStateBackend().configure(config, Thread.currentThread().getContextClassLoader());
+                return new StreamFusionStateBackend()
+                        .configure(config, Thread.currentThread().getContextClassLoader());
             }
         };
     }

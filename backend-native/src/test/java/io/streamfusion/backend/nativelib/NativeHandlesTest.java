@@ -48,11 +48,17 @@ class NativeHandlesTest {
     void nativeAbiCheckComparesVersionAndEveryCode() {
         NativeLibrary.ensureLoaded();
         NativeMethods.checkJavaAbi(NativeAbi.descriptor());
-        String otherVersion = NativeAbi.descriptor().replace("abi=" + NativeAbi.VERSION, "abi=" + (NativeAbi.VERSION + 7));
+        String otherVersion =
+                NativeAbi.descriptor()
+                        .replace("abi=" + NativeAbi.VERSION, "abi=" + (NativeAbi.VERSION + 7));
         String otherLayoutCode = NativeAbi.descriptor().replace("ttl.map=2", "ttl.map=9");
         for (String other : new String[] {otherVersion, otherLayoutCode}) {
-            NativeStateException e = assertThrows(NativeStateException.class, () -> NativeMethods.checkJavaAbi(other));
-            assertTrue(e.getMessage().contains("ABI mismatch") && e.getMessage().contains(other), e.getMessage());
+            NativeStateException e =
+                    assertThrows(
+                            NativeStateException.class, () -> NativeMethods.checkJavaAbi(other));
+            assertTrue(
+                    e.getMessage().contains("ABI mismatch") && e.getMessage().contains(other),
+                    e.getMessage());
         }
     }
 
@@ -77,7 +83,8 @@ class NativeHandlesTest {
         columnFamily.put(bytes("k"), bytes("v"));
         columnFamily.close();
         columnFamily.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> columnFamily.get(bytes("k")));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> columnFamily.get(bytes("k")));
         assertTrue(e.getMessage().contains("state"), e.getMessage());
         store.close();
         assertThrows(IllegalStateException.class, () -> store.openColumnFamily("other"));
@@ -89,7 +96,8 @@ class NativeHandlesTest {
         NativeStore store = NativeStore.open(dir, memory);
         try (NativeColumnFamily columnFamily = store.openColumnFamily("state")) {
             store.close();
-            // The native column family holds a reference to the database, so this is no dangling use.
+            // The native column family holds a reference to the database, so this is no dangling
+            // use.
             columnFamily.put(bytes("k"), bytes("v"));
             assertArrayEquals(bytes("v"), columnFamily.get(bytes("k")));
         }
@@ -106,7 +114,8 @@ class NativeHandlesTest {
                 x.put(bytes("key" + i), new byte[100]);
                 y.put(bytes("key" + i), new byte[100]);
             }
-            assertTrue(memory.writeBufferUsage() > before, "memtables are charged to the slot budget");
+            assertTrue(
+                    memory.writeBufferUsage() > before, "memtables are charged to the slot budget");
             assertTrue(memory.cacheUsage() >= memory.writeBufferUsage());
         }
     }
@@ -114,9 +123,15 @@ class NativeHandlesTest {
     @Test
     void panicBecomesAnInternalExceptionWithItsMessageAndLocation() {
         NativeInternalException e =
-                assertThrows(NativeInternalException.class, () -> NativeLibrary.triggerPanicForTest("boom 42"));
-        assertTrue(e.getMessage().contains("panic") && e.getMessage().contains("boom 42"), e.getMessage());
-        assertTrue(e.getMessage().contains("src/jni/entry_points.rs:"), "the panic's source location: " + e.getMessage());
+                assertThrows(
+                        NativeInternalException.class,
+                        () -> NativeLibrary.triggerPanicForTest("boom 42"));
+        assertTrue(
+                e.getMessage().contains("panic") && e.getMessage().contains("boom 42"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage().contains("src/jni/entry_points.rs:"),
+                "the panic's source location: " + e.getMessage());
         // The JVM and the library keep working afterwards.
         try (NativeStore store = NativeStore.open(dir, memory)) {
             assertEquals(NativeLibrary.ABI_VERSION, NativeMethods.abiVersion());
@@ -126,9 +141,14 @@ class NativeHandlesTest {
     @Test
     void invalidArgumentsAreIllegalArgumentExceptions() {
         IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> NativeSlotMemory.allocate(0, 0.5, 4 << 20));
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> NativeSlotMemory.allocate(0, 0.5, 4 << 20));
         assertTrue(e.getMessage().contains("memory budget"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> NativeSlotMemory.allocate(1 << 20, 1.5, 4 << 20));
+        e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> NativeSlotMemory.allocate(1 << 20, 1.5, 4 << 20));
         assertTrue(e.getMessage().contains("write buffer ratio"), e.getMessage());
         try (NativeStore store = NativeStore.open(dir, memory)) {
             assertThrows(IllegalArgumentException.class, () -> store.openColumnFamily("default"));
@@ -140,7 +160,8 @@ class NativeHandlesTest {
         File notADirectory = new File(dir, "file");
         assertTrue(notADirectory.createNewFile());
         NativeStateException e =
-                assertThrows(NativeStateException.class, () -> NativeStore.open(notADirectory, memory));
+                assertThrows(
+                        NativeStateException.class, () -> NativeStore.open(notADirectory, memory));
         assertTrue(e.getMessage().startsWith("RocksDB error:"), e.getMessage());
     }
 
@@ -166,7 +187,8 @@ class NativeHandlesTest {
                         NativeStateException.class,
                         () -> {
                             try (NativeStore store = NativeStore.open(storeDir, memory);
-                                    NativeColumnFamily columnFamily = store.openColumnFamily("state")) {
+                                    NativeColumnFamily columnFamily =
+                                            store.openColumnFamily("state")) {
                                 columnFamily.get(bytes("key1"));
                             }
                         });
@@ -191,7 +213,10 @@ class NativeHandlesTest {
                 while ((bytes = scan.nextBatch(1)).length > 0) {
                     EntryBatchReader reader = new EntryBatchReader(bytes);
                     while (reader.advance()) {
-                        seen.add(reader.stateIndex() + ":" + new String(reader.value(), StandardCharsets.UTF_8));
+                        seen.add(
+                                reader.stateIndex()
+                                        + ":"
+                                        + new String(reader.value(), StandardCharsets.UTF_8));
                     }
                 }
             }
@@ -207,7 +232,9 @@ class NativeHandlesTest {
             batch.add(0, bytes("k1"), bytes("v1"));
             batch.add(3, bytes("k2"), bytes("v2"));
             NativeStateException e =
-                    assertThrows(NativeStateException.class, () -> store.applyBatch(List.of(a), batch.toByteArray()));
+                    assertThrows(
+                            NativeStateException.class,
+                            () -> store.applyBatch(List.of(a), batch.toByteArray()));
             assertTrue(e.getMessage().contains("state index 3"), e.getMessage());
             assertEquals(0, a.countEntries());
         }

@@ -12,14 +12,14 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Loading the library as Flink would: from fresh class loaders, with the library missing,
- * corrupt, or present, and from several loaders in one JVM.
+ * Loading the library as Flink would: from fresh class loaders, with the library missing, corrupt,
+ * or present, and from several loaders in one JVM.
  */
 class NativeLibraryLoadingTest {
 
@@ -43,13 +43,18 @@ class NativeLibraryLoadingTest {
 
     /** A loader that sees our classes (and maybe the library) but nothing of the test's loader. */
     private static URLClassLoader isolatedLoader(boolean withLibrary) throws Exception {
-        URL[] urls = withLibrary ? new URL[] {classesRoot(), nativeLibraryRoot()} : new URL[] {classesRoot()};
+        URL[] urls =
+                withLibrary
+                        ? new URL[] {classesRoot(), nativeLibraryRoot()}
+                        : new URL[] {classesRoot()};
         return new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
     }
 
     private static Throwable loadFailure(ClassLoader loader) throws Exception {
-        Method ensureLoaded = loader.loadClass(NativeLibrary.class.getName()).getMethod("ensureLoaded");
-        InvocationTargetException e = assertThrows(InvocationTargetException.class, () -> ensureLoaded.invoke(null));
+        Method ensureLoaded =
+                loader.loadClass(NativeLibrary.class.getName()).getMethod("ensureLoaded");
+        InvocationTargetException e =
+                assertThrows(InvocationTargetException.class, () -> ensureLoaded.invoke(null));
         return e.getCause();
     }
 
@@ -59,8 +64,12 @@ class NativeLibraryLoadingTest {
             Throwable failure = loadFailure(loader);
             assertEquals(NativeLibraryException.class.getName(), failure.getClass().getName());
             String message = failure.getMessage();
-            assertTrue(message.contains("not found for platform " + NativeLibrary.platform()), message);
-            assertTrue(message.contains(NativeLibrary.resourcePath(NativeLibrary.platform())), message);
+            assertTrue(
+                    message.contains("not found for platform " + NativeLibrary.platform()),
+                    message);
+            assertTrue(
+                    message.contains(NativeLibrary.resourcePath(NativeLibrary.platform())),
+                    message);
             assertTrue(message.contains("mvn package"), message);
             // The failure is remembered, with the same message, instead of a bare link error later.
             assertEquals(message, loadFailure(loader).getMessage());
@@ -75,7 +84,10 @@ class NativeLibraryLoadingTest {
         try (URLClassLoader loader = isolatedLoader(true)) {
             Throwable failure = loadFailure(loader);
             assertEquals(NativeLibraryException.class.getName(), failure.getClass().getName());
-            assertTrue(failure.getMessage().contains("Could not load the StreamFusion native library '" + corrupt), failure.getMessage());
+            assertTrue(
+                    failure.getMessage()
+                            .contains("Could not load the StreamFusion native library '" + corrupt),
+                    failure.getMessage());
             assertTrue(failure.getMessage().contains("corrupt"), failure.getMessage());
         } finally {
             System.clearProperty(NativeLibrary.LIBRARY_PATH_PROPERTY);
@@ -91,7 +103,9 @@ class NativeLibraryLoadingTest {
         System.setProperty(NativeLibrary.LIBRARY_PATH_PROPERTY, libc.toString());
         try (URLClassLoader loader = isolatedLoader(false)) {
             Throwable failure = loadFailure(loader);
-            assertTrue(failure.getMessage().contains("is not a StreamFusion native library"), failure.getMessage());
+            assertTrue(
+                    failure.getMessage().contains("is not a StreamFusion native library"),
+                    failure.getMessage());
         } finally {
             System.clearProperty(NativeLibrary.LIBRARY_PATH_PROPERTY);
         }
@@ -108,7 +122,9 @@ class NativeLibraryLoadingTest {
                 Class<?> library = loader.loadClass(NativeLibrary.class.getName());
                 library.getMethod("ensureLoaded").invoke(null);
                 paths[i++] = library.getMethod("loadedFrom").invoke(null);
-                Method abi = loader.loadClass(NativeMethods.class.getName()).getDeclaredMethod("abiVersion");
+                Method abi =
+                        loader.loadClass(NativeMethods.class.getName())
+                                .getDeclaredMethod("abiVersion");
                 abi.setAccessible(true);
                 assertEquals(NativeLibrary.ABI_VERSION, abi.invoke(null));
             }

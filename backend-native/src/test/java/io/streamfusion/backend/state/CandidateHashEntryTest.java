@@ -34,7 +34,9 @@ class CandidateHashEntryTest {
         assertEquals(5, CandidateHashEntry.find(rest, bytes("bb")).sequence());
         // Still a map-state value: the not-null flag and the payload length lead.
         assertEquals(0, rest[0]);
-        assertEquals(rest.length - StreamFusionCandidateIndexState.MAP_VALUE_HEADER, ByteBuffer.wrap(rest, 1, 4).getInt());
+        assertEquals(
+                rest.length - StreamFusionCandidateIndexState.MAP_VALUE_HEADER,
+                ByteBuffer.wrap(rest, 1, 4).getInt());
 
         byte[] only = CandidateHashEntry.withAppended(null, 1, bytes("x"));
         assertNull(CandidateHashEntry.without(only, CandidateHashEntry.find(only, bytes("x"))));
@@ -45,7 +47,10 @@ class CandidateHashEntryTest {
     void aCutOffEntryIsReportedNotMisread() {
         byte[] entry = CandidateHashEntry.withAppended(null, 3, bytes("abcdef"));
         byte[] cut = Arrays.copyOf(entry, entry.length - 2);
-        IllegalStateException error = assertThrows(IllegalStateException.class, () -> CandidateHashEntry.find(cut, bytes("zz")));
+        IllegalStateException error =
+                assertThrows(
+                        IllegalStateException.class,
+                        () -> CandidateHashEntry.find(cut, bytes("zz")));
         assertTrue(error.getMessage().contains("cut off"), error.getMessage());
     }
 }

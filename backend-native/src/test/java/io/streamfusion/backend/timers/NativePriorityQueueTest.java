@@ -1,7 +1,7 @@
 package io.streamfusion.backend.timers;
 
-import io.streamfusion.backend.nativelib.NativeSlotMemory;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
 import io.streamfusion.backend.nativelib.NativeStore;
 
 import org.apache.flink.runtime.state.InternalPriorityQueue;

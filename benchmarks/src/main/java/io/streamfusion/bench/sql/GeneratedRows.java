@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The rows every SQL benchmark reads: {@code (g BIGINT, k BIGINT, v BIGINT, payload STRING)} for
  * row number {@code i}. {@code g = i mod groups} is the upstream group, {@code k = g mod keys} the
- * key, and {@code v} grows with {@code i} for improving arrivals (each row beats the current
- * Top-1 winner of its key) or shrinks for rejected ones (each row loses to it).
+ * key, and {@code v} grows with {@code i} for improving arrivals (each row beats the current Top-1
+ * winner of its key) or shrinks for rejected ones (each row loses to it).
  *
  * <p>Rows are counted in a JVM-wide counter because the benchmark runs the job on an embedded
  * MiniCluster: the source's rate under backpressure is the job's throughput.
@@ -30,7 +30,8 @@ public final class GeneratedRows implements GeneratorFunction<Long, Row> {
 
     public GeneratedRows(long groups, long keys, boolean improving, int payloadChars) {
         if (groups < keys || keys <= 0 || payloadChars < 1) {
-            throw new IllegalArgumentException("Need groups >= keys > 0 and a payload of at least one character");
+            throw new IllegalArgumentException(
+                    "Need groups >= keys > 0 and a payload of at least one character");
         }
         this.groups = groups;
         this.keys = keys;
@@ -39,7 +40,12 @@ public final class GeneratedRows implements GeneratorFunction<Long, Row> {
     }
 
     public static TypeInformation<Row> type() {
-        return Types.ROW_NAMED(new String[] {"g", "k", "v", "payload"}, Types.LONG, Types.LONG, Types.LONG, Types.STRING);
+        return Types.ROW_NAMED(
+                new String[] {"g", "k", "v", "payload"},
+                Types.LONG,
+                Types.LONG,
+                Types.LONG,
+                Types.STRING);
     }
 
     /** Rows emitted by every generator in this JVM since it started. */

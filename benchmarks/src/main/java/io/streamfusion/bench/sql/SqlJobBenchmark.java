@@ -25,12 +25,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Runs the end-to-end SQL workloads on an embedded MiniCluster, once per backend, with the same
- * parallelism, managed memory and checkpoint interval for every backend, and writes the results
- * as report records.
+ * parallelism, managed memory and checkpoint interval for every backend, and writes the results as
+ * report records.
  *
  * <p>Unbounded workloads report rows/s of the source (which runs at the job's pace under
  * backpressure) over fixed windows after a warm-up. Bounded workloads report rows/s of complete
@@ -86,10 +85,23 @@ public final class SqlJobBenchmark {
             int done = 0;
             for (SqlWorkload workload : workloads) {
                 for (String backend : backends) {
-                    System.err.printf(Locale.ROOT, "== %s: %s on %s (%d of %d, about %d s left)%n",
-                            workload.suite(), workload.caseName(), backend, ++done, total, left.toSeconds());
+                    System.err.printf(
+                            Locale.ROOT,
+                            "== %s: %s on %s (%d of %d, about %d s left)%n",
+                            workload.suite(),
+                            workload.caseName(),
+                            backend,
+                            ++done,
+                            total,
+                            left.toSeconds());
                     double[] runs = benchmark.measure(workload, backend);
-                    records.add(BenchRecord.json(workload.suite(), workload.caseName(), backend, "rows/s", runs));
+                    records.add(
+                            BenchRecord.json(
+                                    workload.suite(),
+                                    workload.caseName(),
+                                    backend,
+                                    "rows/s",
+                                    runs));
                     left = left.minus(benchmark.timing.estimate(workload));
                 }
             }
@@ -109,8 +121,12 @@ public final class SqlJobBenchmark {
                 JobClient job = result.getJobClient().orElseThrow();
                 long netMillis = job.getJobExecutionResult().get().getNetRuntime();
                 runs[r] = workload.rows() * 1000.0 / netMillis;
-                System.err.printf(Locale.ROOT, "   complete job: %,d rows in %,d ms = %,.0f rows/s%n",
-                        workload.rows(), netMillis, runs[r]);
+                System.err.printf(
+                        Locale.ROOT,
+                        "   complete job: %,d rows in %,d ms = %,.0f rows/s%n",
+                        workload.rows(),
+                        netMillis,
+                        runs[r]);
             }
             return runs;
         }
@@ -127,12 +143,16 @@ public final class SqlJobBenchmark {
                 long rowsBefore = GeneratedRows.emitted();
                 long nanosBefore = System.nanoTime();
                 Thread.sleep(timing.window().toMillis());
-                runs[w] = (GeneratedRows.emitted() - rowsBefore) * 1e9 / (System.nanoTime() - nanosBefore);
+                runs[w] =
+                        (GeneratedRows.emitted() - rowsBefore)
+                                * 1e9
+                                / (System.nanoTime() - nanosBefore);
                 System.err.printf(Locale.ROOT, "   window %d: %,.0f rows/s%n", w + 1, runs[w]);
             }
             if (job.getJobStatus().get().isGloballyTerminalState()) {
-                throw new IllegalStateException("The job ended before its windows were measured: "
-                        + job.getJobExecutionResult().get());
+                throw new IllegalStateException(
+                        "The job ended before its windows were measured: "
+                                + job.getJobExecutionResult().get());
             }
             return runs;
         } finally {
@@ -145,18 +165,26 @@ public final class SqlJobBenchmark {
         return define(workload, configuration(backend), rows).executeSql(workload.insertSql());
     }
 
-    /** The explained plan of a workload, for tests that check the planner builds the intended job. */
+    /**
+     * The explained plan of a workload, for tests that check the planner builds the intended job.
+     */
     static String explain(SqlWorkload workload) {
         return define(workload, new Configuration(), 1).explainSql(workload.insertSql());
     }
 
     /** A fresh environment with the source view {@code src} and the workload's sink table. */
-    private static StreamTableEnvironment define(SqlWorkload workload, Configuration config, long rows) {
+    private static StreamTableEnvironment define(
+            SqlWorkload workload, Configuration config, long rows) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        DataGeneratorSource<Row> source = new DataGeneratorSource<>(workload.generator(), rows, GeneratedRows.type());
+        DataGeneratorSource<Row> source =
+                new DataGeneratorSource<>(workload.generator(), rows, GeneratedRows.type());
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        workload.tableOptions().forEach((key, value) -> tables.getConfig().getConfiguration().setString(key, value));
-        tables.createTemporaryView("src", env.fromSource(source, WatermarkStrategy.noWatermarks(), "generated rows"));
+        workload.tableOptions()
+                .forEach(
+                        (key, value) ->
+                                tables.getConfig().getConfiguration().setString(key, value));
+        tables.createTemporaryView(
+                "src", env.fromSource(source, WatermarkStrategy.noWatermarks(), "generated rows"));
         tables.executeSql(workload.sinkDdl());
         return tables;
     }

@@ -3,9 +3,9 @@ package io.streamfusion.bench.sql;
 import java.util.Map;
 
 /**
- * One end-to-end SQL job of the benchmark: the generated input, the sink table, the query, and
- * the table options it runs with. A workload with {@code rows > 0} is a complete (bounded) job
- * measured from start to end; otherwise it is an unbounded job measured over fixed windows.
+ * One end-to-end SQL job of the benchmark: the generated input, the sink table, the query, and the
+ * table options it runs with. A workload with {@code rows > 0} is a complete (bounded) job measured
+ * from start to end; otherwise it is an unbounded job measured over fixed windows.
  */
 public record SqlWorkload(
         String suite,

@@ -16,11 +16,15 @@ public final class SqlWorkloads {
     public static final String TOP1 = "sql-top1";
     public static final String UPSERT = "sql-upsert";
 
-    /** Upstream groups per sink key in the upsert workload: the candidates the materializer keeps. */
+    /**
+     * Upstream groups per sink key in the upsert workload: the candidates the materializer keeps.
+     */
     static final int CANDIDATES_PER_SINK_KEY = 4;
+
     static final long UPSERT_ROWS = 1_000_000L;
 
-    private static final String STRATEGY_OPTION = "table.exec.sink.upsert-materialize-strategy.type";
+    private static final String STRATEGY_OPTION =
+            "table.exec.sink.upsert-materialize-strategy.type";
 
     private SqlWorkloads() {}
 
@@ -35,17 +39,32 @@ public final class SqlWorkloads {
                 return upsert(full);
             default:
                 throw new IllegalArgumentException(
-                        "Unknown SQL suite '" + suite + "'; use " + AGGREGATE + ", " + TOP1 + " or " + UPSERT);
+                        "Unknown SQL suite '"
+                                + suite
+                                + "'; use "
+                                + AGGREGATE
+                                + ", "
+                                + TOP1
+                                + " or "
+                                + UPSERT);
         }
     }
 
     private static List<SqlWorkload> aggregate(boolean full) {
         List<SqlWorkload> cases = new ArrayList<>();
         for (long keys : full ? new long[] {64, 65_536, 1_048_576} : new long[] {65_536}) {
-            cases.add(new SqlWorkload(AGGREGATE, "count and sum per key keys=" + keys, keys, keys, 8, true, 0,
-                    "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
-                    "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
-                    Map.of()));
+            cases.add(
+                    new SqlWorkload(
+                            AGGREGATE,
+                            "count and sum per key keys=" + keys,
+                            keys,
+                            keys,
+                            8,
+                            true,
+                            0,
+                            "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
+                            Map.of()));
         }
         return cases;
     }
@@ -68,32 +87,50 @@ public final class SqlWorkloads {
         }
         for (long[] c : grid) {
             boolean improving = c[2] == 1;
-            cases.add(new SqlWorkload(TOP1,
-                    String.format("row_number = 1 keys=%d payload=%d arrivals=%s", c[0], c[1], improving ? "improving" : "rejected"),
-                    c[0], c[0], (int) c[1], improving, 0,
-                    "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
-                    "INSERT INTO sink SELECT k, v, payload FROM ("
-                            + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src)"
-                            + " WHERE rn = 1",
-                    Map.of()));
+            cases.add(
+                    new SqlWorkload(
+                            TOP1,
+                            String.format(
+                                    "row_number = 1 keys=%d payload=%d arrivals=%s",
+                                    c[0], c[1], improving ? "improving" : "rejected"),
+                            c[0],
+                            c[0],
+                            (int) c[1],
+                            improving,
+                            0,
+                            "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, v, payload FROM ("
+                                    + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src)"
+                                    + " WHERE rn = 1",
+                            Map.of()));
         }
         return cases;
     }
 
     private static List<SqlWorkload> upsert(boolean full) {
         List<SqlWorkload> cases = new ArrayList<>();
-        String[] strategies = full ? new String[] {"LEGACY", "MAP", "ADAPTIVE"} : new String[] {"LEGACY", "MAP"};
+        String[] strategies =
+                full ? new String[] {"LEGACY", "MAP", "ADAPTIVE"} : new String[] {"LEGACY", "MAP"};
         for (long keys : new long[] {1_000, 100_000}) {
             for (String strategy : strategies) {
-                // The aggregation's upsert key is g; the sink's primary key is k, CANDIDATES_PER_SINK_KEY
+                // The aggregation's upsert key is g; the sink's primary key is k,
+                // CANDIDATES_PER_SINK_KEY
                 // groups share one k, so the planner materializes the upserts per k.
-                cases.add(new SqlWorkload(UPSERT,
-                        String.format("materializer=%s keys=%d rows=%d", strategy, keys, UPSERT_ROWS),
-                        keys, keys * CANDIDATES_PER_SINK_KEY, 8, true, UPSERT_ROWS,
-                        "CREATE TABLE sink (k BIGINT, g BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
-                                + " WITH ('connector' = 'blackhole')",
-                        "INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g",
-                        Map.of(STRATEGY_OPTION, strategy)));
+                cases.add(
+                        new SqlWorkload(
+                                UPSERT,
+                                String.format(
+                                        "materializer=%s keys=%d rows=%d",
+                                        strategy, keys, UPSERT_ROWS),
+                                keys,
+                                keys * CANDIDATES_PER_SINK_KEY,
+                                8,
+                                true,
+                                UPSERT_ROWS,
+                                "CREATE TABLE sink (k BIGINT, g BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
+                                        + " WITH ('connector' = 'blackhole')",
+                                "INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g",
+                                Map.of(STRATEGY_OPTION, strategy)));
             }
         }
         return cases;

@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * The meta document of one native StreamFusion snapshot: which checkpoint and backend wrote
- * it, the key groups it covers, the key serializer and state meta infos needed to register
- * its states again, and the manifest of the RocksDB files that hold the data.
+ * The meta document of one native StreamFusion snapshot: which checkpoint and backend wrote it, the
+ * key groups it covers, the key serializer and state meta infos needed to register its states
+ * again, and the manifest of the RocksDB files that hold the data.
  *
  * <p>State names are the column family names of the snapshot's RocksDB instance.
  */
@@ -34,13 +34,15 @@ public final class NativeSnapshotMeta {
             List<StateMetaInfoSnapshot> stateMetaInfos,
             List<SnapshotFileEntry> files) {
         if (keyGroupPrefixBytes != 1 && keyGroupPrefixBytes != 2) {
-            throw new IllegalArgumentException("A key-group prefix is 1 or 2 bytes, not " + keyGroupPrefixBytes);
+            throw new IllegalArgumentException(
+                    "A key-group prefix is 1 or 2 bytes, not " + keyGroupPrefixBytes);
         }
         this.checkpointId = checkpointId;
         this.backendIdentifier = Objects.requireNonNull(backendIdentifier, "backendIdentifier");
         this.keyGroupRange = Objects.requireNonNull(keyGroupRange, "keyGroupRange");
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
-        this.keySerializerSnapshot = Objects.requireNonNull(keySerializerSnapshot, "keySerializerSnapshot");
+        this.keySerializerSnapshot =
+                Objects.requireNonNull(keySerializerSnapshot, "keySerializerSnapshot");
         this.stateMetaInfos = List.copyOf(stateMetaInfos);
         this.files = List.copyOf(files);
     }

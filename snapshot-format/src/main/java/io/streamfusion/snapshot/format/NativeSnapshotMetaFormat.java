@@ -11,8 +11,8 @@ package io.streamfusion.snapshot.format;
  * int   CRC32C of the body
  * </pre>
  *
- * A released version's layout never changes: a new field means a new version, a writer for it,
- * a reader branch, and a golden file under src/test/resources/golden.
+ * A released version's layout never changes: a new field means a new version, a writer for it, a
+ * reader branch, and a golden file under src/test/resources/golden.
  */
 public final class NativeSnapshotMetaFormat {
 

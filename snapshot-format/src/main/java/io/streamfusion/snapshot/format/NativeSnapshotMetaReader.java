@@ -16,8 +16,8 @@ import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
- * Reads a native snapshot meta document of any released format version. Every failure is a
- * {@link SnapshotFormatException} that names the document's source.
+ * Reads a native snapshot meta document of any released format version. Every failure is a {@link
+ * SnapshotFormatException} that names the document's source.
  */
 public final class NativeSnapshotMetaReader {
 
@@ -26,7 +26,8 @@ public final class NativeSnapshotMetaReader {
     /**
      * @param source names the document in error messages, such as the file's path
      */
-    public static NativeSnapshotMeta read(InputStream in, ClassLoader userCodeClassLoader, String source)
+    public static NativeSnapshotMeta read(
+            InputStream in, ClassLoader userCodeClassLoader, String source)
             throws SnapshotFormatException {
         DataInputStream data = new DataInputStream(in);
         int version;
@@ -36,14 +37,21 @@ public final class NativeSnapshotMetaReader {
             int magic = data.readInt();
             if (magic != NativeSnapshotMetaFormat.MAGIC) {
                 throw new SnapshotFormatException(
-                        source + " is not a StreamFusion native snapshot meta file (it starts with 0x"
-                                + Integer.toHexString(magic) + "). Restore it with the backend that wrote it.");
+                        source
+                                + " is not a StreamFusion native snapshot meta file (it starts with 0x"
+                                + Integer.toHexString(magic)
+                                + "). Restore it with the backend that wrote it.");
             }
             version = data.readInt();
-            if (version < NativeSnapshotMetaFormat.VERSION_1 || version > NativeSnapshotMetaFormat.CURRENT_VERSION) {
+            if (version < NativeSnapshotMetaFormat.VERSION_1
+                    || version > NativeSnapshotMetaFormat.CURRENT_VERSION) {
                 throw new SnapshotFormatException(
-                        source + " has native snapshot format version " + version + ", but this StreamFusion reads"
-                                + " versions 1 to " + NativeSnapshotMetaFormat.CURRENT_VERSION
+                        source
+                                + " has native snapshot format version "
+                                + version
+                                + ", but this StreamFusion reads"
+                                + " versions 1 to "
+                                + NativeSnapshotMetaFormat.CURRENT_VERSION
                                 + ". Restore it with the StreamFusion release that wrote it or a newer one.");
             }
             int length = data.readInt();
@@ -55,13 +63,15 @@ public final class NativeSnapshotMetaReader {
             expectedCrc = data.readInt();
         } catch (EOFException e) {
             throw new SnapshotFormatException(
-                    source + " is truncated: it ends before the end of its meta document, so it was not"
+                    source
+                            + " is truncated: it ends before the end of its meta document, so it was not"
                             + " completely written or was cut short.",
                     e);
         } catch (SnapshotFormatException e) {
             throw e;
         } catch (IOException e) {
-            throw new SnapshotFormatException("Could not read " + source + ": " + e.getMessage(), e);
+            throw new SnapshotFormatException(
+                    "Could not read " + source + ": " + e.getMessage(), e);
         }
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -72,7 +82,12 @@ public final class NativeSnapshotMetaReader {
             return readBody(version, new DataInputDeserializer(body), userCodeClassLoader);
         } catch (IOException | RuntimeException e) {
             throw new SnapshotFormatException(
-                    "Could not decode " + source + " (format version " + version + "): " + e
+                    "Could not decode "
+                            + source
+                            + " (format version "
+                            + version
+                            + "): "
+                            + e
                             + ". Check that the job's classes, including its serializers, are on the class path.",
                     e);
         }
@@ -82,8 +97,8 @@ public final class NativeSnapshotMetaReader {
         return new SnapshotFormatException(source + " is corrupt: " + what + ".");
     }
 
-    private static NativeSnapshotMeta readBody(int version, DataInputDeserializer in, ClassLoader classLoader)
-            throws IOException {
+    private static NativeSnapshotMeta readBody(
+            int version, DataInputDeserializer in, ClassLoader classLoader) throws IOException {
         // One branch per released version; version 1 is the only one so far.
         if (version != NativeSnapshotMetaFormat.VERSION_1) {
             throw new IOException("no reader for format version " + version);
@@ -91,13 +106,14 @@ public final class NativeSnapshotMetaReader {
         return readVersion1(in, classLoader);
     }
 
-    private static NativeSnapshotMeta readVersion1(DataInputDeserializer in, ClassLoader classLoader)
-            throws IOException {
+    private static NativeSnapshotMeta readVersion1(
+            DataInputDeserializer in, ClassLoader classLoader) throws IOException {
         long checkpointId = in.readLong();
         UUID backend = new UUID(in.readLong(), in.readLong());
         KeyGroupRange keyGroups = KeyGroupRange.of(in.readInt(), in.readInt());
         int prefixBytes = in.readInt();
-        TypeSerializerSnapshot<?> keySerializer = TypeSerializerSnapshot.readVersionedSnapshot(in, classLoader);
+        TypeSerializerSnapshot<?> keySerializer =
+                TypeSerializerSnapshot.readVersionedSnapshot(in, classLoader);
         int metaInfoVersion = in.readInt();
         int stateCount = in.readInt();
         List<StateMetaInfoSnapshot> states = new ArrayList<>(stateCount);
@@ -114,6 +130,7 @@ public final class NativeSnapshotMetaReader {
         if (in.available() != 0) {
             throw new IOException(in.available() + " unexpected bytes after the file manifest");
         }
-        return new NativeSnapshotMeta(checkpointId, backend, keyGroups, prefixBytes, keySerializer, states, files);
+        return new NativeSnapshotMeta(
+                checkpointId, backend, keyGroups, prefixBytes, keySerializer, states, files);
     }
 }

@@ -35,7 +35,8 @@ final class MetaFixtures {
                                 StringSerializer.INSTANCE, LongSerializer.INSTANCE),
                         StateSnapshotTransformFactory.noTransform());
         RegisteredPriorityQueueStateBackendMetaInfo<?> timers =
-                new RegisteredPriorityQueueStateBackendMetaInfo<>("_timer_state/event_user-timers", LongSerializer.INSTANCE);
+                new RegisteredPriorityQueueStateBackendMetaInfo<>(
+                        "_timer_state/event_user-timers", LongSerializer.INSTANCE);
         return new NativeSnapshotMeta(
                 42L,
                 new UUID(0x0123456789abcdefL, 0xfedcba9876543210L),

@@ -17,7 +17,8 @@ class NativeSnapshotMetaTest {
     private static final ClassLoader CLASS_LOADER = NativeSnapshotMetaTest.class.getClassLoader();
 
     static NativeSnapshotMeta read(byte[] bytes) throws SnapshotFormatException {
-        return NativeSnapshotMetaReader.read(new ByteArrayInputStream(bytes), CLASS_LOADER, "meta-file");
+        return NativeSnapshotMetaReader.read(
+                new ByteArrayInputStream(bytes), CLASS_LOADER, "meta-file");
     }
 
     /** Asserts that {@code meta} holds exactly what {@link MetaFixtures#golden()} holds. */
@@ -27,15 +28,22 @@ class NativeSnapshotMetaTest {
         assertThat(meta.backendIdentifier()).isEqualTo(expected.backendIdentifier());
         assertThat(meta.keyGroupRange()).isEqualTo(expected.keyGroupRange());
         assertThat(meta.keyGroupPrefixBytes()).isEqualTo(1);
-        assertThat(meta.keySerializerSnapshot().restoreSerializer()).isEqualTo(IntSerializer.INSTANCE);
-        assertThat(meta.stateMetaInfos()).extracting(StateMetaInfoSnapshot::getName)
+        assertThat(meta.keySerializerSnapshot().restoreSerializer())
+                .isEqualTo(IntSerializer.INSTANCE);
+        assertThat(meta.stateMetaInfos())
+                .extracting(StateMetaInfoSnapshot::getName)
                 .containsExactly("counts", "names", "_timer_state/event_user-timers");
-        assertThat(meta.stateMetaInfos()).extracting(StateMetaInfoSnapshot::getBackendStateType)
+        assertThat(meta.stateMetaInfos())
+                .extracting(StateMetaInfoSnapshot::getBackendStateType)
                 .containsExactly(
                         StateMetaInfoSnapshot.BackendStateType.KEY_VALUE,
                         StateMetaInfoSnapshot.BackendStateType.KEY_VALUE,
                         StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE);
-        assertThat(meta.stateMetaInfos().get(1).getOption(StateMetaInfoSnapshot.CommonOptionsKeys.KEYED_STATE_TYPE))
+        assertThat(
+                        meta.stateMetaInfos()
+                                .get(1)
+                                .getOption(
+                                        StateMetaInfoSnapshot.CommonOptionsKeys.KEYED_STATE_TYPE))
                 .isEqualTo("MAP");
         assertThat(meta.files()).isEqualTo(expected.files());
     }
@@ -78,7 +86,8 @@ class NativeSnapshotMetaTest {
         ByteBuffer.wrap(bytes).putInt(4, NativeSnapshotMetaFormat.CURRENT_VERSION + 1);
         assertThatThrownBy(() -> read(bytes))
                 .isInstanceOf(SnapshotFormatException.class)
-                .hasMessageContaining("format version " + (NativeSnapshotMetaFormat.CURRENT_VERSION + 1))
+                .hasMessageContaining(
+                        "format version " + (NativeSnapshotMetaFormat.CURRENT_VERSION + 1))
                 .hasMessageContaining("newer one");
     }
 }
