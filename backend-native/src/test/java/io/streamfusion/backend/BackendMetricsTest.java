@@ -8,8 +8,6 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
@@ -35,28 +33,6 @@ class BackendMetricsTest {
 
     @TempDir File dir;
 
-    /** Records gauges by their full name under the operator group. */
-    private static final class CapturingGroup extends UnregisteredMetricsGroup {
-        final Map<String, Metric> metrics;
-        final String prefix;
-
-        CapturingGroup(Map<String, Metric> metrics, String prefix) {
-            this.metrics = metrics;
-            this.prefix = prefix;
-        }
-
-        @Override
-        public MetricGroup addGroup(String name) {
-            return new CapturingGroup(metrics, prefix + name + ".");
-        }
-
-        @Override
-        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
-            metrics.put(prefix + name, gauge);
-            return gauge;
-        }
-    }
-
     private static long value(Map<String, Metric> metrics, String name) {
         Metric metric = metrics.get("streamfusion." + name);
         assertTrue(metric != null, "gauge " + name + " registered; have " + metrics.keySet());
@@ -69,7 +45,7 @@ class BackendMetricsTest {
         MockEnvironment env = TestKeyedBackends.environment();
         StreamFusionKeyedStateBackend<Long> backend =
                 TestKeyedBackends.in(env, dir)
-                        .metrics(new CapturingGroup(metrics, ""))
+                        .metrics(new CapturingMetricGroup(metrics))
                         .build(LongSerializer.INSTANCE);
         try {
             assertEquals(

@@ -3,6 +3,7 @@ package io.streamfusion.backend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.state.StreamFusionCandidateIndexState;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapState;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,6 +118,12 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
         // "Aa" and "BB" have the same Java hash, and so have their serialized bytes (and every
         // concatenation of the two): all four share one hash entry.
         List<String> colliding = List.of("AaAa", "AaBB", "BBAa", "BBBB");
+        for (String candidate : colliding) {
+            assertEquals(
+                    StreamFusionCandidateIndexState.hash(serialized(colliding.get(0))),
+                    StreamFusionCandidateIndexState.hash(serialized(candidate)),
+                    candidate + " shares the index hash of " + colliding.get(0));
+        }
         StreamFusionKeyedStateBackend<Long> backend = backend("collisions", all(), List.of());
         try {
             CandidateIndexState<String> index = index(backend);
@@ -546,5 +554,11 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
                                 handles,
                                 new CloseableRegistry(),
                                 1.0));
+    }
+
+    private static byte[] serialized(String candidate) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(16);
+        StringSerializer.INSTANCE.serialize(candidate, out);
+        return out.getCopyOfBuffer();
     }
 }

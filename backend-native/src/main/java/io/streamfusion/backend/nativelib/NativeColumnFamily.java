@@ -51,7 +51,6 @@ public final class NativeColumnFamily extends NativeHandle {
         return NativeMethods.scanPrefix(handle(), prefix, resumeAfter, maxBytes);
     }
 
-    /** Deletes every entry whose key starts with {@code prefix}; returns how many. */
     /**
      * The greatest key under {@code prefix} that is below {@code before} (if not null), or null.
      */
@@ -60,6 +59,7 @@ public final class NativeColumnFamily extends NativeHandle {
         return NativeMethods.lastKeyWithPrefix(handle(), prefix, before);
     }
 
+    /** Deletes every entry whose key starts with {@code prefix}; returns how many. */
     public long deletePrefix(byte[] prefix) {
         return NativeMethods.deletePrefix(handle(), prefix);
     }

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * One RocksDB instance in native memory, owned by one keyed backend. Its column families are opened
- * as {@link NativeColumnFamily}s, which must be closed before the store.
+ * as {@link NativeColumnFamily}s. Each keeps the native instance alive, so they may be closed in
+ * any order; the instance is freed with the last of them.
  */
 public final class NativeStore extends NativeHandle {
 

@@ -4,6 +4,7 @@ import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.nativelib.EntryBatchWriter;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
@@ -280,8 +281,10 @@ public final class StreamFusionCandidateIndexState<K, V>
         return counter;
     }
 
-    private static int hash(byte[] value) {
-        return MathUtils.murmurHash(Arrays.hashCode(value));
+    /** The hash that picks a candidate's hash entry, of its serialized bytes. */
+    @VisibleForTesting
+    public static int hash(byte[] serializedCandidate) {
+        return MathUtils.murmurHash(Arrays.hashCode(serializedCandidate));
     }
 
     /** {@code base} followed by the user key as Flink's byte-array serializer writes it. */

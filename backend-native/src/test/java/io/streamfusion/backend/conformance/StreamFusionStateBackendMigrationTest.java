@@ -37,22 +37,27 @@ public class StreamFusionStateBackendMigrationTest
     @Parameter(2)
     public PriorityQueueStateType timers;
 
-    @Parameters(name = "storage={0}, timers={2}")
+    @Parameter(3)
+    public boolean incremental;
+
+    @Parameters(name = "storage={0}, timers={2}, incremental={3}")
     public static List<Object[]> modes() {
         SupplierWithException<CheckpointStorage, IOException> jobManager =
                 ConformanceSetup.jobManagerStorage();
         SupplierWithException<CheckpointStorage, IOException> fileSystem =
                 ConformanceSetup.fileSystemStorage(() -> FOLDERS);
         return Arrays.asList(
-                new Object[] {"jobmanager", jobManager, PriorityQueueStateType.NATIVE},
+                new Object[] {"jobmanager", jobManager, PriorityQueueStateType.NATIVE, true},
                 // Not HEAP timers: checkpoints then leave timers to the timer service's raw keyed
                 // state, which this backend-level suite bypasses (docs/conformance.md).
-                new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE});
+                new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE, true},
+                // Full native checkpoints, as Flink runs its RocksDB suites in both modes.
+                new Object[] {"filesystem", fileSystem, PriorityQueueStateType.NATIVE, false});
     }
 
     @Override
     protected StreamFusionStateBackend getStateBackend() throws Exception {
-        return ConformanceSetup.backend(FOLDERS, timers);
+        return ConformanceSetup.backend(FOLDERS, timers, incremental);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.streamfusion.backend.conformance;
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.backend.StreamFusionStateBackend;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.ttl.StateBackendTestContext;
@@ -33,6 +34,14 @@ public class StreamFusionTtlStateTest extends TtlStateTestBase {
 
     @TempDir static Path folders;
 
+    /**
+     * Incremental native checkpoints; {@link StreamFusionFullCheckpointTtlStateTest} runs full
+     * ones.
+     */
+    protected boolean incrementalCheckpoints() {
+        return true;
+    }
+
     @Override
     protected StateBackendTestContext createStateBackendTestContext(TtlTimeProvider timeProvider) {
         return new StateBackendTestContext(timeProvider) {
@@ -40,6 +49,7 @@ public class StreamFusionTtlStateTest extends TtlStateTestBase {
             protected StateBackend createStateBackend() {
                 Configuration config = new Configuration();
                 config.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), folders.toString());
+                config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incrementalCheckpoints());
                 config.set(StreamFusionOptions.CACHE_SIZE, ConformanceSetup.SUITE_CACHE_SIZE);
                 return new StreamFusionStateBackend()
                         .configure(config, Thread.currentThread().getContextClassLoader());

@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * The end-to-end SQL workloads of {@code bin/bench}: a keyed aggregation, Top-1 per key, and an
  * upsert sink whose primary key differs from the upstream key (so the planner adds Flink's sink
- * upsert materializer). The quick mode runs the cases TARGETS.md quotes; the full mode runs the
- * whole grid.
+ * upsert materializer). The quick mode runs the cases the targets in docs/benchmarks.md name; the
+ * full mode runs the whole grid.
  */
 public final class SqlWorkloads {
 
@@ -71,7 +71,7 @@ public final class SqlWorkloads {
 
     private static List<SqlWorkload> top1(boolean full) {
         List<SqlWorkload> cases = new ArrayList<>();
-        // Quick: the four stock-rocksdb rows of TARGETS.md. Full: every combination.
+        // Quick: the four targeted cases (docs/benchmarks.md). Full: every combination.
         long[][] quick = {{65_536, 256, 0}, {65_536, 8, 0}, {65_536, 8, 1}, {64, 8, 0}};
         List<long[]> grid = new ArrayList<>();
         if (full) {
