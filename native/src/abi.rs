@@ -5,6 +5,9 @@
 //! caught before any state is touched. Bump [`ABI_VERSION`] whenever a JNI signature or the
 //! encoding of a batch changes.
 
+use crate::columnar::sort_key::FieldType;
+use crate::columnar::top1::{FIRST, REJECTED, REPLACED};
+
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
 pub const ABI_VERSION: i32 = 4;
 
@@ -18,16 +21,37 @@ pub mod ttl_layout {
     pub const VARIABLE_ELEMENT_LIST: i32 = 4;
 }
 
+/// `BinaryFieldType` names, by code (the Java enum's ordinals); see [`FieldType::from_code`].
+pub const FIELD_TYPE_NAMES: [&str; 12] = [
+    "boolean",
+    "tinyint",
+    "smallint",
+    "int",
+    "bigint",
+    "float",
+    "double",
+    "compact-decimal",
+    "decimal",
+    "compact-timestamp",
+    "timestamp",
+    "bytes",
+];
+
 /// The version and codes, in the form `NativeAbi.descriptor()` builds on the Java side.
 pub fn descriptor() -> String {
-    format!(
+    let mut out = format!(
         "abi={ABI_VERSION};ttl.none={};ttl.value={};ttl.map={};ttl.fixed-element-list={};ttl.variable-element-list={}",
         ttl_layout::NONE,
         ttl_layout::VALUE,
         ttl_layout::MAP,
         ttl_layout::FIXED_ELEMENT_LIST,
         ttl_layout::VARIABLE_ELEMENT_LIST
-    )
+    );
+    for (code, name) in FIELD_TYPE_NAMES.iter().enumerate() {
+        out.push_str(&format!(";field.{name}={code}"));
+    }
+    out.push_str(&format!(";top1.rejected={REJECTED};top1.first={FIRST};top1.replaced={REPLACED}"));
+    out
 }
 
 /// Checks the descriptor that the Java side sent.
@@ -43,6 +67,15 @@ pub fn check_java_abi(java_descriptor: &str) -> Result<(), crate::NativeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_type_names_follow_the_codes() {
+        for (code, name) in FIELD_TYPE_NAMES.iter().enumerate() {
+            let field_type = FieldType::from_code(code as i32).unwrap();
+            assert_eq!(format!("{field_type:?}").to_lowercase(), name.replace('-', ""), "code {code}");
+        }
+        assert!(FieldType::from_code(FIELD_TYPE_NAMES.len() as i32).is_err());
+    }
 
     #[test]
     fn accepts_own_descriptor_and_rejects_others() {

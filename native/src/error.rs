@@ -15,8 +15,14 @@ pub enum NativeError {
     Internal(String),
     /// An encoded batch did not follow the batch format.
     CorruptBatch(String),
+    /// The bytes of a `BinaryRowData`, from a batch or from state, do not hold a valid row.
+    CorruptRow(String),
+    /// A stored state value does not have the layout of its state.
+    CorruptState(String),
     /// A call back into the JVM (a TTL clock or list scanner) failed.
     Callback(String),
+    /// Arrow refused data that crossed the C Data Interface, or that a kernel built.
+    Arrow(arrow::error::ArrowError),
 }
 
 impl fmt::Display for NativeError {
@@ -31,7 +37,14 @@ impl fmt::Display for NativeError {
             NativeError::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             NativeError::Internal(m) => write!(f, "internal error in StreamFusion's native library: {m}"),
             NativeError::CorruptBatch(m) => write!(f, "corrupt entry batch: {m}"),
+            NativeError::CorruptRow(m) => write!(f, "corrupt row bytes: {m}"),
+            NativeError::CorruptState(m) => write!(
+                f,
+                "corrupt state entry: {m}. The stored state is damaged; restore the job from an earlier \
+                 checkpoint or a savepoint"
+            ),
             NativeError::Callback(m) => write!(f, "callback into the JVM failed: {m}"),
+            NativeError::Arrow(e) => write!(f, "Arrow error: {e}"),
         }
     }
 }
@@ -41,6 +54,12 @@ impl std::error::Error for NativeError {}
 impl From<rocksdb::Error> for NativeError {
     fn from(e: rocksdb::Error) -> Self {
         NativeError::RocksDb(e)
+    }
+}
+
+impl From<arrow::error::ArrowError> for NativeError {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        NativeError::Arrow(e)
     }
 }
 

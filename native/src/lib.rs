@@ -7,6 +7,7 @@
 pub mod abi;
 pub mod batch;
 pub mod checkpoint;
+pub mod columnar;
 pub mod error;
 pub mod jni;
 pub mod memory;

@@ -5,9 +5,19 @@
 //! ratio `r`, the cache gets `(3 - r) * T / 3` and the write-buffer manager `2 * T * r / 3`.
 //! Memtable memory is charged to the cache, so the two together stay within `T`.
 
+//!
+//! Memory that the slot's budget pays for outside RocksDB (an operator's cache or its Arrow
+//! batches) is [reserved](SlotMemory::reserve): the block cache shrinks by the reservation while
+//! it is held, so the slot's total stays within `T`.
+
+use std::sync::{Arc, Mutex};
+
 use rocksdb::{Cache, WriteBufferManager};
 
 use crate::error::{NativeError, Result};
+
+/// The share of the block cache that reservations may take; the rest always stays RocksDB's.
+const RESERVABLE_SHARE: f64 = 0.5;
 
 /// A slot's shared block cache and write-buffer manager.
 pub struct SlotMemory {
@@ -15,6 +25,9 @@ pub struct SlotMemory {
     write_buffers: WriteBufferManager,
     total_bytes: usize,
     memtable_bytes: usize,
+    /// The block cache's capacity before any reservation.
+    cache_bytes: usize,
+    reserved_bytes: Mutex<usize>,
 }
 
 // RocksDB's cache and write-buffer manager are internally synchronised C++ objects meant to be
@@ -41,7 +54,35 @@ impl SlotMemory {
         let cache = Cache::new_lru_cache(cache_bytes);
         let write_buffers =
             WriteBufferManager::new_write_buffer_manager_with_cache(write_buffer_bytes, false, cache.clone());
-        Ok(SlotMemory { cache, write_buffers, total_bytes, memtable_bytes })
+        Ok(SlotMemory { cache, write_buffers, total_bytes, memtable_bytes, cache_bytes, reserved_bytes: Mutex::new(0) })
+    }
+
+    /// Takes `bytes` of the slot's budget away from the block cache for memory kept outside
+    /// RocksDB, until the reservation is dropped. `None` if the reservations of the slot would
+    /// then take more than half of the block cache.
+    pub fn reserve(self: &Arc<Self>, bytes: usize) -> Option<MemoryReservation> {
+        let mut reserved = self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        let limit = (self.cache_bytes as f64 * RESERVABLE_SHARE) as usize;
+        let after = reserved.checked_add(bytes).filter(|after| *after <= limit)?;
+        *reserved = after;
+        self.cache.clone().set_capacity(self.cache_bytes - after);
+        Some(MemoryReservation { memory: Arc::clone(self), bytes })
+    }
+
+    /// Bytes reserved from the budget and held now.
+    pub fn reserved_bytes(&self) -> usize {
+        *self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The block cache's capacity now: its share of the budget less the reservations.
+    pub fn cache_capacity(&self) -> usize {
+        self.cache_bytes - self.reserved_bytes()
+    }
+
+    fn release(&self, bytes: usize) {
+        let mut reserved = self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        *reserved -= bytes;
+        self.cache.clone().set_capacity(self.cache_bytes - *reserved);
     }
 
     pub fn cache(&self) -> &Cache {
@@ -75,6 +116,24 @@ impl SlotMemory {
     }
 }
 
+/// Bytes of a slot's budget held outside RocksDB; released when dropped.
+pub struct MemoryReservation {
+    memory: Arc<SlotMemory>,
+    bytes: usize,
+}
+
+impl MemoryReservation {
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl Drop for MemoryReservation {
+    fn drop(&mut self) {
+        self.memory.release(self.bytes);
+    }
+}
+
 /// Cache and write-buffer capacities for a total budget, as Flink computes them.
 pub fn split(total_bytes: usize, write_buffer_ratio: f64) -> (usize, usize) {
     let total = total_bytes as f64;
@@ -103,5 +162,21 @@ mod tests {
         assert!(SlotMemory::new(1 << 20, 0.5, 0).is_err());
         let memory = SlotMemory::new(8 << 20, 0.5, 1 << 20).unwrap();
         assert_eq!(memory.total_bytes(), 8 << 20);
+    }
+
+    #[test]
+    fn reservations_shrink_the_block_cache_until_dropped() {
+        let memory = Arc::new(SlotMemory::new(300 << 20, 0.5, 1 << 20).unwrap());
+        let full = memory.cache_capacity();
+        assert_eq!(full, 250 << 20);
+        let first = memory.reserve(100 << 20).expect("within half the cache");
+        assert_eq!(memory.cache_capacity(), 150 << 20);
+        assert!(memory.reserve(30 << 20).is_none(), "more than half of the cache is refused");
+        let second = memory.reserve(25 << 20).unwrap();
+        assert_eq!(memory.reserved_bytes(), 125 << 20);
+        drop(first);
+        assert_eq!(memory.cache_capacity(), full - (25 << 20));
+        drop(second);
+        assert_eq!((memory.cache_capacity(), memory.reserved_bytes()), (full, 0));
     }
 }

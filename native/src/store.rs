@@ -44,8 +44,8 @@ pub struct KeyedStore {
     column_names: Mutex<BTreeSet<String>>,
     /// Each state column family's TTL compaction filter configuration, empty until the state says.
     ttl_slots: Mutex<HashMap<String, Arc<TtlFilterSlot>>>,
-    // Keeps the slot's cache and write-buffer manager alive while the database uses them.
-    _memory: Arc<SlotMemory>,
+    /// The slot's cache and write-buffer manager, kept alive while the database uses them.
+    memory: Arc<SlotMemory>,
 }
 
 impl KeyedStore {
@@ -80,12 +80,17 @@ impl KeyedStore {
             column_options,
             column_names: Mutex::new(existing),
             ttl_slots: Mutex::new(ttl_slots),
-            _memory: config.memory,
+            memory: config.memory,
         }))
     }
 
     pub(crate) fn db(&self) -> &Db {
         &self.db
+    }
+
+    /// The memory of the slot this store belongs to.
+    pub fn memory(&self) -> &Arc<SlotMemory> {
+        &self.memory
     }
 
     /// Writes every entry of an encoded batch (puts and deletes) in one atomic RocksDB write.
@@ -239,6 +244,7 @@ pub fn prefix_upper_bound(prefix: &[u8]) -> Option<Vec<u8>> {
 ///
 /// Field order matters: the column family handle must be dropped before the store that owns
 /// the database, and Rust drops fields in declaration order.
+#[derive(Clone)]
 pub struct StateColumnFamily {
     cf: Arc<BoundColumnFamily<'static>>,
     store: Arc<KeyedStore>,
@@ -304,6 +310,22 @@ impl StateColumnFamily {
             batch::encode_optional_value(&mut out, result?.as_deref());
         }
         Ok(out)
+    }
+
+    /// The values of `keys`, in order, read with one RocksDB multi-get. The slices borrow this
+    /// column family, so the values are not copied.
+    pub fn multi_get_pinned<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
+        let results = self.store.db.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
+        results.into_iter().map(|result| result.map_err(NativeError::from)).collect()
+    }
+
+    /// Writes every `(key, value)` pair in one atomic write.
+    pub fn put_all<'a>(&self, entries: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Result<()> {
+        let mut batch = WriteBatch::default();
+        for (key, value) in entries {
+            batch.put_cf(&self.cf, key, value);
+        }
+        Ok(self.store.db.write_opt(batch, &self.store.options.write)?)
     }
 
     /// Deletes every key of an encoded key list in one atomic write.

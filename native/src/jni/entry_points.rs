@@ -143,7 +143,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     close::<SlotMemoryHandle>(&mut env, memory)
 }
 
-/// `[cache usage, pinned usage, write-buffer usage]` in bytes.
+/// `[cache usage, pinned usage, write-buffer usage, reserved]` in bytes.
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_slotMemoryUsage<'local>(
     mut env: JNIEnv<'local>,
@@ -152,8 +152,12 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_slot
 ) -> jlongArray {
     call(&mut env, std::ptr::null_mut(), |env| {
         let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
-        let usage =
-            [memory.cache_usage() as jlong, memory.pinned_usage() as jlong, memory.write_buffer_usage() as jlong];
+        let usage = [
+            memory.cache_usage() as jlong,
+            memory.pinned_usage() as jlong,
+            memory.write_buffer_usage() as jlong,
+            memory.reserved_bytes() as jlong,
+        ];
         let array = env.new_long_array(usage.len() as i32)?;
         env.set_long_array_region(&array, 0, &usage)?;
         Ok(array.into_raw())

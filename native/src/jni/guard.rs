@@ -47,6 +47,12 @@ impl From<NativeError> for CallError {
     }
 }
 
+impl From<arrow::error::ArrowError> for CallError {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        CallError::Native(NativeError::Arrow(e))
+    }
+}
+
 impl From<jni::errors::Error> for CallError {
     fn from(e: jni::errors::Error) -> Self {
         CallError::Jni(e)

@@ -4,6 +4,7 @@
 //! exceptions and stops panics from unwinding into the JVM. Handles are `Box` pointers cast
 //! to `jlong`; the Java object that holds one frees it exactly once (see `NativeHandle`).
 
+mod columnar_entry_points;
 mod entry_points;
 mod guard;
 mod handles;

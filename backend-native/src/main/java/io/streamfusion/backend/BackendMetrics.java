@@ -37,6 +37,7 @@ final class BackendMetrics {
         group.gauge("slotMemoryBudgetBytes", (Gauge<Long>) slotMemory::totalBytes);
         group.gauge("blockCacheUsageBytes", guarded(storeGuard, () -> slotMemory.cacheUsage()));
         group.gauge("blockCachePinnedBytes", guarded(storeGuard, () -> slotMemory.pinnedUsage()));
+        group.gauge("slotReservedBytes", guarded(storeGuard, () -> slotMemory.reservedBytes()));
         group.gauge(
                 "writeBufferUsageBytes", guarded(storeGuard, () -> slotMemory.writeBufferUsage()));
         group.gauge(

@@ -4,8 +4,12 @@ import io.streamfusion.api.BatchKeyedStateBackend;
 import io.streamfusion.api.BatchValueState;
 import io.streamfusion.api.CandidateIndexBackend;
 import io.streamfusion.api.CandidateIndexState;
+import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
+import io.streamfusion.api.columnar.Top1Ranker;
+import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.StateValueCache;
+import io.streamfusion.backend.columnar.Top1RankerFactory;
 import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeSlotMemory;
@@ -106,10 +110,13 @@ import static org.apache.flink.runtime.state.SnapshotExecutionType.ASYNCHRONOUS;
  * ResourceGuard} lease.
  */
 public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<K>
-        implements BatchKeyedStateBackend<K>, CandidateIndexBackend<K> {
+        implements BatchKeyedStateBackend<K>, CandidateIndexBackend<K>, ColumnarKeyedStateBackend {
 
     /** The identifier returned by {@link #getBackendTypeIdentifier()}. */
     public static final String BACKEND_TYPE_IDENTIFIER = "streamfusion";
+
+    private static final String ROW_DATA_SERIALIZER =
+            "org.apache.flink.table.runtime.typeutils.RowDataSerializer";
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionKeyedStateBackend.class);
     private static final AtomicLong NEXT_CACHE_OWNER = new AtomicLong();
@@ -147,6 +154,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final List<NativeColumnFamily> metricColumnFamilies = new CopyOnWriteArrayList<>();
 
     private final KeyedStateContext<K> stateContext = new StateContext();
+
+    /** Rankers not closed by their operators are closed with the backend. */
+    private final List<Top1Ranker> openRankers = new ArrayList<>();
+
     private boolean disposed;
 
     StreamFusionKeyedStateBackend(
@@ -501,6 +512,41 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                                         registered.columnFamily())));
     }
 
+    @Override
+    public Top1Ranker openTop1Ranker(
+            ValueStateDescriptor<?> winnerState, Top1RankerSpec spec, long batchSchemaAddress)
+            throws Exception {
+        checkRowDataSerializer("key", keySerializer);
+        // Registers the state as getState would, which also initializes its serializer.
+        getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, winnerState);
+        checkRowDataSerializer(
+                "value of state '" + winnerState.getName() + "'", winnerState.getSerializer());
+        RegisteredColumnFamily registered = kvStateInformation.get(winnerState.getName());
+        Top1Ranker ranker =
+                Top1RankerFactory.open(
+                        registered.columnFamily(),
+                        winnerState,
+                        spec,
+                        keyGroupPrefixBytes,
+                        numberOfKeyGroups,
+                        keyGroupRange,
+                        ttlTimeProvider,
+                        batchSchemaAddress);
+        openRankers.add(ranker);
+        return ranker;
+    }
+
+    /** Native kernels read the bytes of Flink's {@code RowDataSerializer} and nothing else. */
+    private static void checkRowDataSerializer(String what, TypeSerializer<?> serializer) {
+        if (!ROW_DATA_SERIALIZER.equals(serializer.getClass().getName())) {
+            throw new UnsupportedOperationException(
+                    "A columnar kernel needs the "
+                            + what
+                            + " serialized by Flink's RowDataSerializer, not "
+                            + serializer.getClass().getName());
+        }
+    }
+
     // ------------------------------------------------------------------------
     //  Timers
     // ------------------------------------------------------------------------
@@ -753,6 +799,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             return;
         }
         disposed = true;
+        openRankers.forEach(IOUtils::closeQuietly);
+        openRankers.clear();
         super.dispose();
         // Blocks until every snapshot holding a lease has released it, so no native call can
         // run on a freed store.

@@ -1,5 +1,6 @@
 package io.streamfusion.backend;
 
+import io.streamfusion.api.columnar.ColumnarStateBackend;
 import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.memory.SlotMemoryProvider;
 import io.streamfusion.backend.nativelib.NativeLibrary;
@@ -35,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * DefaultOperatorStateBackend}, as Flink's RocksDB backend does.
  */
 public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
-        implements ConfigurableStateBackend {
+        implements ConfigurableStateBackend, ColumnarStateBackend {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionStateBackend.class);

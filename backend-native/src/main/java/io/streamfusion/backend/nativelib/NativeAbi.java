@@ -1,5 +1,8 @@
 package io.streamfusion.backend.nativelib;
 
+import io.streamfusion.api.columnar.BinaryFieldType;
+import io.streamfusion.api.columnar.Top1Ranker;
+
 import java.util.Locale;
 
 /**
@@ -15,16 +18,23 @@ final class NativeAbi {
 
     private NativeAbi() {}
 
+    private static String lowerCaseName(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
     /** {@code abi=N;ttl.none=0;ttl.value=1;...}, in native/src/abi.rs's order. */
     static String descriptor() {
         StringBuilder out = new StringBuilder("abi=").append(VERSION);
         out.append(";ttl.none=").append(TtlCompactionFilterSpec.Layout.NONE);
         for (TtlCompactionFilterSpec.Layout layout : TtlCompactionFilterSpec.Layout.values()) {
-            out.append(";ttl.")
-                    .append(layout.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-                    .append('=')
-                    .append(layout.code);
+            out.append(";ttl.").append(lowerCaseName(layout)).append('=').append(layout.code);
         }
+        for (BinaryFieldType type : BinaryFieldType.values()) {
+            out.append(";field.").append(lowerCaseName(type)).append('=').append(type.ordinal());
+        }
+        out.append(";top1.rejected=").append(Top1Ranker.REJECTED);
+        out.append(";top1.first=").append(Top1Ranker.FIRST);
+        out.append(";top1.replaced=").append(Top1Ranker.REPLACED);
         return out.toString();
     }
 }

@@ -85,4 +85,29 @@ final class NativeMethods {
             NativeListElementScanner listScanner);
 
     static native void compactColumnFamily(long columnFamily);
+
+    static native long openTop1Ranker(
+            long columnFamily,
+            int arity,
+            int[] sortFields,
+            boolean returnReplaced,
+            long cacheBytes,
+            long batchMemoryBytes,
+            long ttlMillis,
+            int keyGroupPrefixBytes,
+            int maxParallelism,
+            int firstKeyGroup,
+            int lastKeyGroup,
+            long batchSchemaAddress);
+
+    static native void rankTop1Batch(
+            long ranker,
+            long batchArrayAddress,
+            long resultArrayAddress,
+            long resultSchemaAddress,
+            long nowMillis);
+
+    static native long[] top1RankerStats(long ranker);
+
+    static native void closeTop1Ranker(long ranker);
 }

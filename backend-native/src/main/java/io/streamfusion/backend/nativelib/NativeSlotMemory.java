@@ -45,6 +45,14 @@ public final class NativeSlotMemory extends NativeHandle {
         return NativeMethods.slotMemoryUsage(handle())[2];
     }
 
+    /**
+     * Bytes of the budget reserved for memory outside RocksDB (columnar operators' caches and
+     * batches); the block cache is smaller by as much while they are held.
+     */
+    public long reservedBytes() {
+        return NativeMethods.slotMemoryUsage(handle())[3];
+    }
+
     @Override
     void free(long handle) {
         NativeMethods.closeSlotMemory(handle);

@@ -1,0 +1,24 @@
+package io.streamfusion.api.columnar;
+
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+
+/**
+ * Implemented by keyed state backends that run columnar kernels next to their state: an operator
+ * hands over a whole Arrow batch in one call, and the backend reads and writes the state of every
+ * key in the batch with one multi-get and one write batch.
+ */
+public interface ColumnarKeyedStateBackend {
+
+    /**
+     * Opens a Top-1 ranker over {@code winnerState}, registered as {@code getState} would register
+     * it (TTL included), so snapshots, savepoints and per-record access see the same state. The
+     * state's values must be {@code RowData} written by Flink's {@code RowDataSerializer}, under
+     * keys that are {@code RowData} too.
+     *
+     * @param batchSchemaAddress the address of an Arrow C Data Interface {@code ArrowSchema}
+     *     holding {@link Top1Ranker#BATCH_SCHEMA}'s layout; the ranker checks it and releases it
+     */
+    Top1Ranker openTop1Ranker(
+            ValueStateDescriptor<?> winnerState, Top1RankerSpec spec, long batchSchemaAddress)
+            throws Exception;
+}

@@ -1,0 +1,55 @@
+package io.streamfusion.api.columnar;
+
+/**
+ * Keeps the top row of each key, as Flink's {@code FastTop1Function} does, one Arrow batch per
+ * call: the key group of each key, the distinct keys, one multi-get of the winners no cache holds,
+ * the comparisons in row order, and one write batch of the winners that changed. Rejected rows
+ * write nothing. TTL expiry and timestamps follow the backend's TTL clock.
+ *
+ * <p>Batches and results cross through the Arrow C Data Interface. A batch is a struct array with
+ * the children {@code key} (binary: the {@code BinaryRowData} bytes of the row's partition key) and
+ * {@code row} (binary: the {@code BinaryRowData} bytes of the row). A result is a struct array with
+ * one entry per row: {@code decision} (int8: {@link #REJECTED}, {@link #FIRST} or {@link
+ * #REPLACED}), {@code replaced_row} (int32: the batch position of the replaced winner when it came
+ * from the same batch, else -1) and {@code replaced_bytes} (binary, null unless the replaced winner
+ * came from state and the spec asks for replaced winners).
+ */
+public interface Top1Ranker extends AutoCloseable {
+
+    /** The row loses to (or ties with) its key's winner: nothing is emitted, nothing written. */
+    byte REJECTED = 0;
+
+    /** The row is its key's first: Flink emits INSERT. */
+    byte FIRST = 1;
+
+    /**
+     * The row beats its key's winner: Flink emits UPDATE_BEFORE of the winner, then UPDATE_AFTER.
+     */
+    byte REPLACED = 2;
+
+    /** The children of a batch, in order. */
+    String[] BATCH_SCHEMA = {"key", "row"};
+
+    /**
+     * Ranks one batch.
+     *
+     * @param batchArrayAddress an exported {@code ArrowArray} of a batch; the ranker takes it over
+     *     and releases it exactly once, also when the call fails
+     * @param resultArrayAddress an empty {@code ArrowArray} the result is exported into
+     * @param resultSchemaAddress an empty {@code ArrowSchema} the result's schema is exported into
+     */
+    void rank(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
+
+    /** Lookups the ranker's cache answered since it was opened. */
+    long cacheHits();
+
+    /** Lookups that went to the state since it was opened. */
+    long cacheMisses();
+
+    /** Bytes of the slot budget this ranker reserved (cache and batches). */
+    long reservedBytes();
+
+    /** Releases the ranker's native memory and its reservation; a second call does nothing. */
+    @Override
+    void close();
+}

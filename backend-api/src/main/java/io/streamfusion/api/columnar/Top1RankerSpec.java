@@ -1,0 +1,39 @@
+package io.streamfusion.api.columnar;
+
+import java.util.List;
+
+/**
+ * What a {@link Top1Ranker} ranks by.
+ *
+ * @param rowArity the number of fields of the input rows
+ * @param sortFields the ORDER BY fields, most significant first
+ * @param returnReplacedWinners whether results carry the bytes of winners a row replaced (needed to
+ *     emit an UPDATE_BEFORE of them)
+ * @param cacheBytes bytes of the slot's memory budget the ranker may keep hot winners in; 0 for no
+ *     cache
+ * @param batchMemoryBytes bytes the operator's Arrow batches may take; also charged to the slot's
+ *     budget
+ */
+public record Top1RankerSpec(
+        int rowArity,
+        List<SortField> sortFields,
+        boolean returnReplacedWinners,
+        long cacheBytes,
+        long batchMemoryBytes) {
+
+    public Top1RankerSpec {
+        sortFields = List.copyOf(sortFields);
+        if (sortFields.isEmpty()) {
+            throw new IllegalArgumentException("A Top-1 ranker needs at least one sort field");
+        }
+        for (SortField field : sortFields) {
+            if (field.position() >= rowArity) {
+                throw new IllegalArgumentException(
+                        "Sort field " + field + " is outside rows of " + rowArity + " fields");
+            }
+        }
+        if (cacheBytes < 0 || batchMemoryBytes < 0) {
+            throw new IllegalArgumentException("Memory sizes are not negative");
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.streamfusion.backend.columnar;
+
+import io.streamfusion.api.columnar.Top1Ranker;
+import io.streamfusion.api.columnar.Top1RankerSpec;
+import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.nativelib.NativeTop1Ranker;
+
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens native Top-1 rankers over a registered winner state, with the TTL semantics the state's
+ * descriptor asks for. Only the TTL that Flink's SQL operators use is supported natively:
+ * processing time, {@code OnCreateAndWrite}, {@code NeverReturnExpired}.
+ */
+public final class Top1RankerFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Top1RankerFactory.class);
+
+    private Top1RankerFactory() {}
+
+    public static Top1Ranker open(
+            NativeColumnFamily columnFamily,
+            ValueStateDescriptor<?> winnerState,
+            Top1RankerSpec spec,
+            int keyGroupPrefixBytes,
+            int numberOfKeyGroups,
+            KeyGroupRange keyGroupRange,
+            TtlTimeProvider ttlClock,
+            long batchSchemaAddress) {
+        long ttlMillis = ttlMillis(winnerState);
+        NativeTop1Ranker ranker =
+                NativeTop1Ranker.open(
+                        columnFamily,
+                        spec,
+                        ttlMillis,
+                        keyGroupPrefixBytes,
+                        numberOfKeyGroups,
+                        keyGroupRange.getStartKeyGroup(),
+                        keyGroupRange.getEndKeyGroup(),
+                        batchSchemaAddress);
+        long reserved = ranker.stats()[2];
+        long wanted = spec.cacheBytes() + spec.batchMemoryBytes();
+        if (reserved < wanted) {
+            LOG.warn(
+                    "The Top-1 ranker of state '{}' got {} of the {} bytes it asked of the slot's"
+                            + " memory budget ({} for its cache, {} for batches): it runs {}. Give the"
+                            + " slot more managed memory or lower streamfusion.operators.cache-size.",
+                    winnerState.getName(),
+                    reserved,
+                    wanted,
+                    spec.cacheBytes(),
+                    spec.batchMemoryBytes(),
+                    reserved == 0
+                            ? "without a cache, and its batches are not charged to the budget"
+                            : "without a cache");
+        }
+        return new StreamFusionTop1Ranker(ranker, ttlClock);
+    }
+
+    private static long ttlMillis(ValueStateDescriptor<?> winnerState) {
+        StateTtlConfig ttl = winnerState.getTtlConfig();
+        if (!ttl.isEnabled()) {
+            return 0;
+        }
+        if (ttl.getUpdateType() != StateTtlConfig.UpdateType.OnCreateAndWrite
+                || ttl.getStateVisibility() != StateTtlConfig.StateVisibility.NeverReturnExpired
+                || ttl.getTtlTimeCharacteristic()
+                        != StateTtlConfig.TtlTimeCharacteristic.ProcessingTime) {
+            throw new UnsupportedOperationException(
+                    "State '"
+                            + winnerState.getName()
+                            + "': the native Top-1 ranker supports the TTL of Flink's SQL operators"
+                            + " only (OnCreateAndWrite, NeverReturnExpired, processing time), not "
+                            + ttl);
+        }
+        return Math.max(1, ttl.getTimeToLive().toMillis());
+    }
+}

@@ -1,0 +1,302 @@
+package io.streamfusion.migration.operators;
+
+import io.streamfusion.api.StreamFusionOptions;
+import io.streamfusion.operators.OperatorOptions;
+import io.streamfusion.operators.StreamFusionOperators;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Runs one SQL statement over a scripted input on the test MiniCluster, with the columnar operator
+ * layer off and on, and compares the changelogs the sink received record by record, row kinds
+ * included, in order. A run is a list of phases: each phase is one job, at its own parallelism and
+ * with the layer on or off, stopped after a given number of input rows by a checkpoint (then
+ * cancelled) or by a native or canonical savepoint, and the next phase restores from it. The last
+ * phase runs to the end of the input.
+ *
+ * <p>Runs where a phase has a parallelism above one are compared per key, in order (a key's records
+ * are ordered; records of different keys from different subtasks interleave freely). Every run on
+ * checks that the columnar operators really processed rows, from their accumulators.
+ */
+final class ParityHarness {
+
+    /** The prefix of the accumulators the columnar operators count their rows in. */
+    private static final String ROWS_ACCUMULATOR = "streamfusion-rows";
+
+    private static final Duration WAIT = Duration.ofMinutes(2);
+
+    private final MiniCluster miniCluster;
+    private final Path dir;
+
+    ParityHarness(MiniCluster miniCluster, Path dir) {
+        this.miniCluster = miniCluster;
+        this.dir = dir;
+    }
+
+    /**
+     * What runs: the scripted input (a view {@code src} over the table {@code scripted} of raw
+     * rows, which may cast), a sink table and the INSERT into it, and the table options of the job.
+     *
+     * @param keyColumn the sink column that holds each output row's key, for per-key comparison
+     */
+    record Shape(
+            String name,
+            String[] columns,
+            TypeInformation<?>[] types,
+            List<Row> rows,
+            String inputView,
+            String sinkColumns,
+            boolean upsertSink,
+            String insert,
+            Map<String, String> options,
+            int keyColumn) {
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /** How a phase ends. */
+    enum Stop {
+        END,
+        CHECKPOINT,
+        NATIVE_SAVEPOINT,
+        CANONICAL_SAVEPOINT
+    }
+
+    /** One job of a run: its parallelism, the layer, and after how many input rows it stops. */
+    record Phase(int parallelism, boolean layer, Stop stop, long afterRows) {
+        static Phase toEnd(int parallelism, boolean layer) {
+            return new Phase(parallelism, layer, Stop.END, Long.MAX_VALUE);
+        }
+    }
+
+    /** What a run's sink received, and how many rows the columnar operators processed. */
+    record Outcome(List<Row> changelog, long columnarRows) {}
+
+    Outcome run(Shape shape, List<Phase> phases) throws Exception {
+        String run = shape.name().replaceAll("[^A-Za-z0-9]", "_") + "-" + UUID.randomUUID();
+        ScriptedRows.register(run, shape.rows());
+        try {
+            String restorePath = null;
+            long columnarRows = 0;
+            for (Phase phase : phases) {
+                ScriptedRows.openUntil(run, phase.afterRows());
+                JobClient job = submit(shape, run, phase, restorePath);
+                if (phase.stop() == Stop.END) {
+                    columnarRows +=
+                            columnarRows(
+                                    job.getJobExecutionResult().get().getAllAccumulatorResults());
+                    restorePath = null;
+                    continue;
+                }
+                awaitEmitted(run, phase.afterRows(), job);
+                restorePath = stop(job, phase.stop(), run);
+                if (phase.stop() != Stop.CHECKPOINT) {
+                    columnarRows +=
+                            columnarRows(
+                                    job.getJobExecutionResult().get().getAllAccumulatorResults());
+                }
+            }
+            return new Outcome(CollectingSinkFactory.collected(run), columnarRows);
+        } finally {
+            ScriptedRows.forget(run);
+            CollectingSinkFactory.forget(run);
+        }
+    }
+
+    private JobClient submit(Shape shape, String run, Phase phase, String restorePath) {
+        Configuration config = new Configuration();
+        config.set(StateBackendOptions.STATE_BACKEND, "streamfusion");
+        config.setString(
+                StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.resolve("work").toString());
+        config.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                dir.resolve("checkpoints").toUri().toString());
+        config.set(
+                CheckpointingOptions.SAVEPOINT_DIRECTORY,
+                dir.resolve("savepoints").toUri().toString());
+        // Checkpoints come only when a phase asks for one; they are kept when the job is cancelled.
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
+        config.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        // A failure fails the phase at once instead of restarting until the test times out.
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        config.set(CoreOptions.DEFAULT_PARALLELISM, phase.parallelism());
+        config.set(PipelineOptions.MAX_PARALLELISM, 128);
+        if (restorePath != null) {
+            config.set(StateRecoveryOptions.SAVEPOINT_PATH, restorePath);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        shape.options()
+                .forEach(
+                        (key, value) ->
+                                tables.getConfig().getConfiguration().setString(key, value));
+        tables.getConfig().set(OperatorOptions.ENABLED, phase.layer());
+        StreamFusionOperators.install(tables);
+
+        DataGeneratorSource<Row> source =
+                new DataGeneratorSource<>(
+                        new ScriptedRows.Generator(run),
+                        shape.rows().size(),
+                        new ScriptedRows.Gate(run),
+                        Types.ROW_NAMED(shape.columns(), shape.types()));
+        // One source subtask keeps the input in one order, whatever the phase's parallelism.
+        DataStream<Row> raw =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "scripted rows")
+                        .setParallelism(1);
+        tables.createTemporaryView("scripted", raw);
+        tables.executeSql("CREATE TEMPORARY VIEW src AS " + shape.inputView());
+        tables.executeSql(
+                "CREATE TEMPORARY TABLE sink ("
+                        + shape.sinkColumns()
+                        + ") WITH ('connector' = '"
+                        + CollectingSinkFactory.IDENTIFIER
+                        + "', 'output' = '"
+                        + run
+                        + "', 'changelog-mode' = '"
+                        + (shape.upsertSink() ? "upsert" : "all")
+                        + "')");
+        return tables.executeSql(shape.insert()).getJobClient().orElseThrow();
+    }
+
+    private static void awaitEmitted(String run, long rows, JobClient job) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (ScriptedRows.emitted(run) < rows) {
+            if (System.nanoTime() > deadline
+                    || job.getJobStatus().get().isGloballyTerminalState()) {
+                throw new AssertionError(
+                        "the source emitted "
+                                + ScriptedRows.emitted(run)
+                                + " of "
+                                + rows
+                                + " rows: "
+                                + job.getJobStatus().get());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    private String stop(JobClient job, Stop stop, String run) throws Exception {
+        String savepoints = dir.resolve("savepoints").toUri().toString();
+        switch (stop) {
+            case CHECKPOINT:
+                String checkpoint = onceRunning(() -> miniCluster.triggerCheckpoint(job.getJobID()));
+                job.cancel().get();
+                while (!job.getJobStatus().get().isGloballyTerminalState()) {
+                    Thread.sleep(5);
+                }
+                return checkpoint;
+            case NATIVE_SAVEPOINT:
+                return onceRunning(() -> job.stopWithSavepoint(false, savepoints, SavepointFormatType.NATIVE));
+            case CANONICAL_SAVEPOINT:
+                return onceRunning(() -> job.stopWithSavepoint(false, savepoints, SavepointFormatType.CANONICAL));
+            default:
+                throw new IllegalArgumentException("Phase of run " + run + " stops at the end");
+        }
+    }
+
+    /**
+     * The path of a checkpoint or savepoint, retried while some task of the job is still being
+     * deployed (the source may have emitted its rows before every task runs).
+     */
+    private static String onceRunning(Supplier<CompletableFuture<String>> snapshot) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                return snapshot.get().get();
+            } catch (ExecutionException e) {
+                boolean deploying = String.valueOf(e.getCause()).contains("Not all required tasks are currently running");
+                if (!deploying || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    private static long columnarRows(Map<String, Object> accumulators) {
+        return accumulators.entrySet().stream()
+                .filter(entry -> entry.getKey().startsWith(ROWS_ACCUMULATOR))
+                .mapToLong(entry -> ((Number) entry.getValue()).longValue())
+                .sum();
+    }
+
+    /**
+     * Checks the layer against Flink's own operators: the run with the layer off is the reference;
+     * {@code on} must equal it record by record in order, and must have gone through the columnar
+     * operators.
+     */
+    static void assertSameChangelog(Shape shape, Outcome reference, Outcome on, String what) {
+        assertTrue(!reference.changelog().isEmpty(), shape + ": the reference produced records");
+        assertEquals(
+                0, reference.columnarRows(), shape + ": the reference ran Flink's operators only");
+        assertTrue(
+                on.columnarRows() > 0,
+                shape + " " + what + ": the columnar operator processed no row");
+        assertEquals(describe(reference.changelog()), describe(on.changelog()), shape + " " + what);
+    }
+
+    /** As {@link #assertSameChangelog}, comparing each key's records in order. */
+    static void assertSameChangelogPerKey(Shape shape, Outcome reference, Outcome on, String what) {
+        assertTrue(
+                on.columnarRows() > 0,
+                shape + " " + what + ": the columnar operator processed no row");
+        assertEquals(
+                perKey(shape, reference.changelog()),
+                perKey(shape, on.changelog()),
+                shape + " " + what);
+    }
+
+    private static List<String> describe(List<Row> changelog) {
+        List<String> lines = new ArrayList<>(changelog.size());
+        changelog.forEach(row -> lines.add(row.toString()));
+        return lines;
+    }
+
+    private static Map<String, List<String>> perKey(Shape shape, List<Row> changelog) {
+        Map<String, List<String>> byKey = new LinkedHashMap<>();
+        for (Row row : changelog) {
+            byKey.computeIfAbsent(
+                            String.valueOf(row.getField(shape.keyColumn())),
+                            unused -> new ArrayList<>())
+                    .add(row.toString());
+        }
+        return new java.util.TreeMap<>(byKey);
+    }
+}

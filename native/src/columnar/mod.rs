@@ -1,0 +1,12 @@
+//! Columnar kernels: whole Arrow batches against keyed state, one call per batch.
+//!
+//! The modules read Flink's binary formats directly: [`binary_row`] the bytes of a
+//! `BinaryRowData`, [`key_groups`] Flink's hash of such a row and the key group and canonical
+//! state key it gives, [`sort_key`] the comparison of Flink's generated sort-key comparators.
+//! [`winner_cache`] is a byte-bounded cache of decoded rows, [`top1`] the Top-1 ranker.
+
+pub mod binary_row;
+pub mod key_groups;
+pub mod sort_key;
+pub mod top1;
+pub mod winner_cache;

@@ -1,0 +1,493 @@
+//! The Top-1 ranker: Flink's `FastTop1Function` (`ROW_NUMBER() OVER (PARTITION BY k ORDER BY
+//! ...) = 1` on append-only input) one batch at a time, over the same state.
+//!
+//! Per batch: the key group of every key, the distinct keys, a cache lookup for each, one
+//! multi-get of those the cache lacks, the comparisons in row order (a row replaces its key's
+//! winner only when it sorts strictly first, so ties keep the incumbent), one write batch of the
+//! winners that changed, and the cache updated with every winner seen. Rejected rows write
+//! nothing.
+//!
+//! The state is Flink's `ValueState<RowData>` named `Top1-Rank-State`, in the void namespace: the
+//! value is what `RowDataSerializer` writes (a big-endian length, then the row's bytes), behind
+//! `TtlSerializer`'s big-endian timestamp when the state has a TTL (Flink's `OnCreateAndWrite`,
+//! `NeverReturnExpired`: an expired winner reads as none).
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, Int32Array, Int8Array, StructArray};
+use arrow::datatypes::{DataType, Field, Fields};
+use hashbrown::HashTable;
+use rocksdb::DBPinnableSlice;
+
+use super::binary_row::BinaryRow;
+use super::key_groups::{row_hash, KeyGroupLayout};
+use super::sort_key::SortKey;
+use super::winner_cache::WinnerCache;
+use crate::error::{NativeError, Result};
+use crate::memory::MemoryReservation;
+use crate::store::StateColumnFamily;
+
+/// A row that loses to (or ties with) its key's winner.
+pub const REJECTED: i8 = 0;
+/// A key's first row.
+pub const FIRST: i8 = 1;
+/// A row that beats its key's winner.
+pub const REPLACED: i8 = 2;
+
+const TIMESTAMP_BYTES: usize = 8;
+const LENGTH_BYTES: usize = 4;
+
+/// What a ranker ranks by and how its state is laid out.
+pub struct Top1Config {
+    pub arity: usize,
+    pub sort_key: SortKey,
+    /// The state's time-to-live, if it has one.
+    pub ttl_millis: Option<i64>,
+    /// Whether results carry the bytes of winners replaced from state or cache.
+    pub return_replaced: bool,
+    pub layout: KeyGroupLayout,
+}
+
+/// The struct type of a batch: `key` and `row`, both binary.
+pub fn batch_type() -> DataType {
+    DataType::Struct(Fields::from(vec![
+        Field::new("key", DataType::Binary, false),
+        Field::new("row", DataType::Binary, false),
+    ]))
+}
+
+fn result_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("decision", DataType::Int8, false),
+        Field::new("replaced_row", DataType::Int32, false),
+        Field::new("replaced_bytes", DataType::Binary, true),
+    ])
+}
+
+/// Where a key's current winner is.
+#[derive(Clone, Copy)]
+enum Winner {
+    None,
+    /// In the winner cache, at this slot.
+    Cached(u32),
+    /// Read from state in this batch's multi-get, at this index.
+    Stored(u32),
+    /// A row of this batch.
+    Batch(u32),
+}
+
+/// One distinct key of a batch.
+struct KeyOfBatch {
+    first_row: u32,
+    hash: u64,
+    key_group: u32,
+    winner: Winner,
+    written: bool,
+}
+
+/// A winner read from state: the stored value and where its row bytes are in it.
+struct StoredWinner<'a> {
+    value: DBPinnableSlice<'a>,
+    row_start: usize,
+    written_at: i64,
+}
+
+impl StoredWinner<'_> {
+    fn row(&self) -> &[u8] {
+        &self.value[self.row_start..]
+    }
+}
+
+/// The ranker of one operator instance: its state's column family, its cache, and the
+/// reservation that pays for the cache and the operator's batches.
+pub struct Top1Ranker {
+    column_family: StateColumnFamily,
+    config: Top1Config,
+    cache: WinnerCache,
+    reservation: Option<MemoryReservation>,
+}
+
+/// Spreads a Java hash code over 64 bits for the hash tables.
+fn spread(hash: i32) -> u64 {
+    (hash as u32 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+impl Top1Ranker {
+    pub fn new(
+        column_family: StateColumnFamily,
+        config: Top1Config,
+        cache_bytes: usize,
+        reservation: Option<MemoryReservation>,
+    ) -> Top1Ranker {
+        Top1Ranker { column_family, config, cache: WinnerCache::new(cache_bytes), reservation }
+    }
+
+    /// Cache hits and misses since the ranker was opened.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        (self.cache.hits(), self.cache.misses())
+    }
+
+    /// Bytes of the slot budget this ranker holds.
+    pub fn reserved_bytes(&self) -> usize {
+        self.reservation.as_ref().map_or(0, MemoryReservation::bytes)
+    }
+
+    fn expired(&self, written_at: i64, now: i64) -> bool {
+        self.config.ttl_millis.is_some_and(|ttl| written_at.saturating_add(ttl) <= now)
+    }
+
+    /// Ranks a batch (see the module documentation) and returns one result entry per row:
+    /// `decision`, `replaced_row` (the batch position of a replaced winner from this batch, else
+    /// -1) and `replaced_bytes` (a replaced winner from state or cache, if asked for).
+    pub fn rank(&mut self, batch: &StructArray, now: i64) -> Result<StructArray> {
+        let (keys, rows) = batch_columns(batch)?;
+        let mut distinct = Vec::new();
+        let key_of_row = self.distinct_keys(keys, &mut distinct)?;
+        let misses = self.look_up_cache(keys, &mut distinct, now);
+        let stored = read_stored(&self.column_family, &self.config, keys, &distinct, &misses)?;
+        for (index, (&key, winner)) in misses.iter().zip(&stored).enumerate() {
+            let expired = winner.as_ref().is_none_or(|w| self.expired(w.written_at, now));
+            distinct[key as usize].winner = if expired { Winner::None } else { Winner::Stored(index as u32) };
+        }
+
+        let n = rows.len();
+        let mut decision = Vec::with_capacity(n);
+        let mut replaced_row = Vec::with_capacity(n);
+        let mut replaced_bytes = BinaryBuilder::new();
+        for (i, &key) in key_of_row.iter().enumerate() {
+            let row = BinaryRow::new(rows.value(i), self.config.arity)?;
+            let of_key = &mut distinct[key as usize];
+            let (outcome, from_batch, from_elsewhere) = match of_key.winner {
+                Winner::None => (FIRST, -1, None),
+                winner => {
+                    let winner_bytes = self.winner_row(winner, rows, &stored);
+                    let incumbent = BinaryRow::new(winner_bytes, self.config.arity)
+                        .map_err(|e| NativeError::CorruptState(format!("a stored Top-1 winner: {e}")))?;
+                    if self.config.sort_key.compare(&row, &incumbent)? != Ordering::Less {
+                        (REJECTED, -1, None)
+                    } else if let Winner::Batch(j) = winner {
+                        (REPLACED, j as i32, None)
+                    } else {
+                        (REPLACED, -1, Some(winner_bytes).filter(|_| self.config.return_replaced))
+                    }
+                }
+            };
+            if outcome != REJECTED {
+                of_key.winner = Winner::Batch(i as u32);
+                of_key.written = true;
+            }
+            decision.push(outcome);
+            replaced_row.push(from_batch);
+            replaced_bytes.append_option(from_elsewhere);
+        }
+
+        self.write_winners(keys, rows, &distinct, now)?;
+        update_cache(&mut self.cache, keys, rows, &distinct, &stored, now);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int8Array::from(decision)),
+            Arc::new(Int32Array::from(replaced_row)),
+            Arc::new(replaced_bytes.finish()),
+        ];
+        Ok(StructArray::try_new(result_fields(), columns, None)?)
+    }
+
+    /// The distinct keys of the batch, in order of first appearance, and each row's key.
+    fn distinct_keys(&self, keys: &BinaryArray, distinct: &mut Vec<KeyOfBatch>) -> Result<Vec<u32>> {
+        let mut table: HashTable<u32> = HashTable::with_capacity(keys.len());
+        let mut key_of_row = Vec::with_capacity(keys.len());
+        for i in 0..keys.len() {
+            let key = keys.value(i);
+            let java_hash = row_hash(key)?;
+            let hash = spread(java_hash);
+            let found = table.find(hash, |&k| keys.value(distinct[k as usize].first_row as usize) == key).copied();
+            let index = match found {
+                Some(index) => index,
+                None => {
+                    let index = distinct.len() as u32;
+                    distinct.push(KeyOfBatch {
+                        first_row: i as u32,
+                        hash,
+                        key_group: self.config.layout.key_group(java_hash)?,
+                        winner: Winner::None,
+                        written: false,
+                    });
+                    table.insert_unique(hash, index, |&k| distinct[k as usize].hash);
+                    index
+                }
+            };
+            key_of_row.push(index);
+        }
+        Ok(key_of_row)
+    }
+
+    /// Sets the winner of every cached key; returns the keys the cache lacks.
+    fn look_up_cache(&mut self, keys: &BinaryArray, distinct: &mut [KeyOfBatch], now: i64) -> Vec<u32> {
+        let mut misses = Vec::new();
+        for (index, of_key) in distinct.iter_mut().enumerate() {
+            let key = keys.value(of_key.first_row as usize);
+            match self.cache.lookup(of_key.hash, key) {
+                Some(slot) => {
+                    let expired = self.expired(self.cache.get(slot).written_at, now);
+                    of_key.winner = if expired { Winner::None } else { Winner::Cached(slot) };
+                }
+                None => misses.push(index as u32),
+            }
+        }
+        misses
+    }
+
+    fn winner_row<'a>(&'a self, winner: Winner, rows: &'a BinaryArray, stored: &'a [Option<StoredWinner>]) -> &'a [u8] {
+        match winner {
+            Winner::Cached(slot) => &self.cache.get(slot).row,
+            Winner::Stored(index) => stored[index as usize].as_ref().expect("a stored winner").row(),
+            Winner::Batch(row) => rows.value(row as usize),
+            Winner::None => unreachable!("no winner has no row"),
+        }
+    }
+
+    /// One write batch of every key's new winner.
+    fn write_winners(&self, keys: &BinaryArray, rows: &BinaryArray, distinct: &[KeyOfBatch], now: i64) -> Result<()> {
+        let mut buffer = Vec::new();
+        let mut entries = Vec::new();
+        for of_key in distinct.iter().filter(|k| k.written) {
+            let Winner::Batch(row) = of_key.winner else {
+                unreachable!("a written key's winner is a row of the batch")
+            };
+            let row = rows.value(row as usize);
+            let key_start = buffer.len();
+            self.config.layout.write_state_key(&mut buffer, of_key.key_group, keys.value(of_key.first_row as usize));
+            let value_start = buffer.len();
+            if self.config.ttl_millis.is_some() {
+                buffer.extend_from_slice(&now.to_be_bytes());
+            }
+            buffer.extend_from_slice(&(row.len() as u32).to_be_bytes());
+            buffer.extend_from_slice(row);
+            entries.push((key_start, value_start, buffer.len()));
+        }
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.column_family.put_all(entries.iter().map(|&(key, value, end)| (&buffer[key..value], &buffer[value..end])))
+    }
+}
+
+/// The stored winners of `misses`, in order, with one multi-get.
+fn read_stored<'a>(
+    column_family: &'a StateColumnFamily,
+    config: &Top1Config,
+    keys: &BinaryArray,
+    distinct: &[KeyOfBatch],
+    misses: &[u32],
+) -> Result<Vec<Option<StoredWinner<'a>>>> {
+    if misses.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut buffer = Vec::new();
+    let mut bounds = Vec::with_capacity(misses.len());
+    for &index in misses {
+        let of_key = &distinct[index as usize];
+        let start = buffer.len();
+        config.layout.write_state_key(&mut buffer, of_key.key_group, keys.value(of_key.first_row as usize));
+        bounds.push((start, buffer.len()));
+    }
+    let state_keys: Vec<&[u8]> = bounds.iter().map(|&(start, end)| &buffer[start..end]).collect();
+    column_family
+        .multi_get_pinned(&state_keys)?
+        .into_iter()
+        .map(|value| value.map(|value| parse_stored(column_family, config, value)).transpose())
+        .collect()
+}
+
+fn parse_stored<'a>(
+    column_family: &StateColumnFamily,
+    config: &Top1Config,
+    value: DBPinnableSlice<'a>,
+) -> Result<StoredWinner<'a>> {
+    let corrupt = |len: usize| {
+        NativeError::CorruptState(format!(
+            "a value of {len} bytes in state '{}' is not a {}serialized row",
+            column_family.name(),
+            if config.ttl_millis.is_some() { "TTL-stamped " } else { "" }
+        ))
+    };
+    let (written_at, length_at) = match config.ttl_millis {
+        Some(_) => {
+            let ts = value.get(..TIMESTAMP_BYTES).ok_or_else(|| corrupt(value.len()))?;
+            (i64::from_be_bytes(ts.try_into().expect("eight bytes")), TIMESTAMP_BYTES)
+        }
+        None => (i64::MIN, 0),
+    };
+    let row_start = length_at + LENGTH_BYTES;
+    let length = value.get(length_at..row_start).ok_or_else(|| corrupt(value.len()))?;
+    if u32::from_be_bytes(length.try_into().expect("four bytes")) as usize != value.len() - row_start {
+        return Err(corrupt(value.len()));
+    }
+    Ok(StoredWinner { value, row_start, written_at })
+}
+
+fn update_cache(
+    cache: &mut WinnerCache,
+    keys: &BinaryArray,
+    rows: &BinaryArray,
+    distinct: &[KeyOfBatch],
+    stored: &[Option<StoredWinner>],
+    now: i64,
+) {
+    for of_key in distinct {
+        let key = keys.value(of_key.first_row as usize);
+        match of_key.winner {
+            Winner::Batch(row) => cache.put(of_key.hash, key, rows.value(row as usize), now),
+            Winner::Stored(index) => {
+                let winner = stored[index as usize].as_ref().expect("a stored winner");
+                cache.put(of_key.hash, key, winner.row(), winner.written_at);
+            }
+            Winner::Cached(_) | Winner::None => {}
+        }
+    }
+}
+
+fn batch_columns(batch: &StructArray) -> Result<(&BinaryArray, &BinaryArray)> {
+    let column = |name: &str| {
+        batch
+            .column_by_name(name)
+            .and_then(|c| c.as_any().downcast_ref::<BinaryArray>())
+            .filter(|c| c.null_count() == 0)
+            .ok_or_else(|| NativeError::Internal(format!("a Top-1 batch needs a non-null binary column '{name}'")))
+    };
+    Ok((column("key")?, column("row")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columnar::binary_row::tests::RowBuilder;
+    use crate::columnar::sort_key::{FieldType, SortField};
+    use crate::store::tests::test_config;
+    use crate::store::KeyedStore;
+    use crate::test_support::TempDir;
+
+    /// Rows `(k BIGINT, v BIGINT)`, ranked by `v DESC`, keyed by `k`.
+    fn ranker(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>) -> Top1Ranker {
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column_family = StateColumnFamily::open(&store, "Top1-Rank-State").unwrap();
+        let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
+        let config = Top1Config {
+            arity: 2,
+            sort_key: SortKey::new(vec![sort], 2).unwrap(),
+            ttl_millis,
+            return_replaced: true,
+            layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
+        };
+        Top1Ranker::new(column_family, config, cache_bytes, None)
+    }
+
+    fn key(k: i64) -> Vec<u8> {
+        RowBuilder::new(1).long(0, k).build()
+    }
+
+    fn row(k: i64, v: i64) -> Vec<u8> {
+        RowBuilder::new(2).long(0, k).long(1, v).build()
+    }
+
+    fn batch(rows: &[(i64, i64)]) -> StructArray {
+        let keys: Vec<Vec<u8>> = rows.iter().map(|&(k, _)| key(k)).collect();
+        let values: Vec<Vec<u8>> = rows.iter().map(|&(k, v)| row(k, v)).collect();
+        let fields = match batch_type() {
+            DataType::Struct(fields) => fields,
+            _ => unreachable!(),
+        };
+        StructArray::new(
+            fields,
+            vec![
+                Arc::new(BinaryArray::from_iter_values(keys.iter())),
+                Arc::new(BinaryArray::from_iter_values(values.iter())),
+            ],
+            None,
+        )
+    }
+
+    fn decisions(result: &StructArray) -> Vec<(i8, i32, Option<Vec<u8>>)> {
+        let decision = result.column(0).as_any().downcast_ref::<Int8Array>().unwrap();
+        let replaced_row = result.column(1).as_any().downcast_ref::<Int32Array>().unwrap();
+        let replaced = result.column(2).as_any().downcast_ref::<BinaryArray>().unwrap();
+        (0..result.len())
+            .map(|i| {
+                let bytes = (!replaced.is_null(i)).then(|| replaced.value(i).to_vec());
+                (decision.value(i), replaced_row.value(i), bytes)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn first_replaced_and_rejected_rows_within_one_batch() {
+        let dir = TempDir::new();
+        let mut ranker = ranker(&dir, 1 << 20, None);
+        let result = ranker.rank(&batch(&[(1, 5), (1, 3), (1, 9), (2, 1), (1, 9)]), 0).unwrap();
+        assert_eq!(
+            decisions(&result),
+            vec![(FIRST, -1, None), (REJECTED, -1, None), (REPLACED, 0, None), (FIRST, -1, None), (REJECTED, -1, None)],
+            "a tie keeps the incumbent"
+        );
+    }
+
+    #[test]
+    fn winners_come_back_from_the_cache_or_from_state() {
+        for cache_bytes in [1 << 20, 0] {
+            let dir = TempDir::new();
+            let mut ranker = ranker(&dir, cache_bytes, None);
+            ranker.rank(&batch(&[(1, 5), (2, 7)]), 0).unwrap();
+            let result = ranker.rank(&batch(&[(1, 4), (1, 6), (2, 8)]), 0).unwrap();
+            assert_eq!(
+                decisions(&result),
+                vec![(REJECTED, -1, None), (REPLACED, -1, Some(row(1, 5))), (REPLACED, -1, Some(row(2, 7)))],
+                "cache of {cache_bytes} bytes"
+            );
+            let (hits, misses) = ranker.cache_stats();
+            if cache_bytes == 0 {
+                assert_eq!(hits, 0);
+            } else {
+                assert_eq!((hits, misses), (2, 2));
+            }
+        }
+    }
+
+    #[test]
+    fn the_stored_value_is_what_row_data_serializer_writes() {
+        let dir = TempDir::new();
+        let mut ranker = ranker(&dir, 0, None);
+        ranker.rank(&batch(&[(3, 30)]), 0).unwrap();
+        let mut state_key = Vec::new();
+        let key_group = ranker.config.layout.key_group(row_hash(&key(3)).unwrap()).unwrap();
+        ranker.config.layout.write_state_key(&mut state_key, key_group, &key(3));
+        let stored = ranker.column_family.get(&state_key).unwrap().unwrap();
+        let mut expected = (row(3, 30).len() as u32).to_be_bytes().to_vec();
+        expected.extend_from_slice(&row(3, 30));
+        assert_eq!(&*stored, &expected[..]);
+    }
+
+    #[test]
+    fn expired_winners_read_as_none_in_state_and_in_the_cache() {
+        for cache_bytes in [1 << 20, 0] {
+            let dir = TempDir::new();
+            let mut ranker = ranker(&dir, cache_bytes, Some(100));
+            ranker.rank(&batch(&[(1, 5)]), 1_000).unwrap();
+            let alive = ranker.rank(&batch(&[(1, 4)]), 1_099).unwrap();
+            assert_eq!(decisions(&alive), vec![(REJECTED, -1, None)]);
+            let expired = ranker.rank(&batch(&[(1, 4)]), 1_100).unwrap();
+            assert_eq!(decisions(&expired), vec![(FIRST, -1, None)], "cache of {cache_bytes} bytes");
+        }
+    }
+
+    #[test]
+    fn damaged_stored_winners_are_corruption_errors() {
+        let dir = TempDir::new();
+        let mut ranker = ranker(&dir, 0, None);
+        let mut state_key = Vec::new();
+        let key_group = ranker.config.layout.key_group(row_hash(&key(1)).unwrap()).unwrap();
+        ranker.config.layout.write_state_key(&mut state_key, key_group, &key(1));
+        ranker.column_family.put(&state_key, &[0, 0, 0, 99, 1, 2]).unwrap();
+        let err = ranker.rank(&batch(&[(1, 5)]), 0).err().unwrap();
+        assert!(matches!(err, NativeError::CorruptState(_)), "{err}");
+    }
+}

@@ -1,0 +1,205 @@
+//! `native` methods of `NativeMethods` for the columnar kernels. Batches and results cross
+//! through the Arrow C Data Interface: Java passes the addresses of `ArrowArray` and
+//! `ArrowSchema` structs. An imported batch is owned here from the first line of a call, so it is
+//! released exactly once whether the call succeeds or fails; a result is moved into structs that
+//! Java allocated and then owns.
+
+use arrow::array::{Array, StructArray};
+use arrow::datatypes::DataType;
+use arrow::ffi::{from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
+use jni::objects::{JClass, JIntArray};
+use jni::sys::{jboolean, jint, jlong, jlongArray, JNI_TRUE};
+use jni::JNIEnv;
+
+use super::guard::{call, CallResult};
+use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, Top1RankerHandle};
+use crate::columnar::key_groups::KeyGroupLayout;
+use crate::columnar::sort_key::{FieldType, SortField, SortKey};
+use crate::columnar::top1::{self, Top1Config, Top1Ranker};
+use crate::error::NativeError;
+
+/// Ints per sort field in `openTop1Ranker`'s array: position, type code, ascending, nulls last.
+const SORT_FIELD_INTS: usize = 4;
+
+fn pointer<T>(address: jlong, what: &str) -> Result<*mut T, NativeError> {
+    if address == 0 || !(address as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        return Err(NativeError::Internal(format!("bad address {address:#x} of {what}")));
+    }
+    Ok(address as *mut T)
+}
+
+/// Fails unless the exported schema at `address` is `expected` (names and types; nullability
+/// aside). The schema is released either way.
+fn check_schema(address: jlong, expected: &DataType) -> Result<(), NativeError> {
+    // SAFETY: Java exported a valid ArrowSchema at this address for this call; from_raw moves it
+    // out, so it is released exactly once, when `schema` drops.
+    let schema = unsafe { FFI_ArrowSchema::from_raw(pointer(address, "a batch schema")?) };
+    let actual = DataType::try_from(&schema)?;
+    let same = match (&actual, expected) {
+        (DataType::Struct(a), DataType::Struct(e)) => {
+            a.len() == e.len()
+                && a.iter().zip(e.iter()).all(|(a, e)| a.name() == e.name() && a.data_type() == e.data_type())
+        }
+        _ => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(NativeError::Internal(format!("batches of type {actual} where {expected} was expected")))
+    }
+}
+
+fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<SortKey> {
+    let len = env.get_array_length(fields)? as usize;
+    let mut ints = vec![0; len];
+    env.get_int_array_region(fields, 0, &mut ints)?;
+    if !len.is_multiple_of(SORT_FIELD_INTS) {
+        return Err(NativeError::Internal(format!("{len} ints do not describe whole sort fields")).into());
+    }
+    let fields = ints
+        .chunks_exact(SORT_FIELD_INTS)
+        .map(|f| {
+            Ok(SortField {
+                position: usize::try_from(f[0])
+                    .map_err(|_| NativeError::Internal(format!("sort field position {}", f[0])))?,
+                field_type: FieldType::from_code(f[1])?,
+                ascending: f[2] != 0,
+                nulls_last: f[3] != 0,
+            })
+        })
+        .collect::<Result<Vec<_>, NativeError>>()?;
+    Ok(SortKey::new(fields, arity)?)
+}
+
+/// Opens a ranker over the state in `column_family`, reserving its cache and the operator's
+/// batch memory from the slot budget: both if the slot can spare them, else only the batches (and
+/// no cache), else nothing. `ttl_millis` of 0 or less means no TTL.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openTop1Ranker(
+    mut env: JNIEnv,
+    _class: JClass,
+    column_family: jlong,
+    arity: jint,
+    sort_fields: JIntArray,
+    return_replaced: jboolean,
+    cache_bytes: jlong,
+    batch_memory_bytes: jlong,
+    ttl_millis: jlong,
+    key_group_prefix_bytes: jint,
+    max_parallelism: jint,
+    first_key_group: jint,
+    last_key_group: jint,
+    batch_schema: jlong,
+) -> jlong {
+    call(&mut env, 0, |env| {
+        check_schema(batch_schema, &top1::batch_type())?;
+        let column_family = unsafe { borrow::<ColumnFamilyHandle>(column_family)? }.clone();
+        let arity = usize::try_from(arity).map_err(|_| NativeError::Internal(format!("row arity {arity}")))?;
+        let non_negative =
+            |v: jint, what: &str| u32::try_from(v).map_err(|_| NativeError::Internal(format!("{what} {v}")));
+        let layout = KeyGroupLayout::new(
+            key_group_prefix_bytes as usize,
+            non_negative(max_parallelism, "maximum parallelism")?,
+            non_negative(first_key_group, "first key group")?,
+            non_negative(last_key_group, "last key group")?,
+        )?;
+        let config = Top1Config {
+            arity,
+            sort_key: sort_key(env, &sort_fields, arity)?,
+            ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
+            return_replaced: return_replaced == JNI_TRUE,
+            layout,
+        };
+        let (cache, batches) = (cache_bytes.max(0) as usize, batch_memory_bytes.max(0) as usize);
+        let memory = column_family.store().memory();
+        let (reservation, cache) = match memory.reserve(cache + batches) {
+            Some(reservation) => (Some(reservation), cache),
+            None => (memory.reserve(batches), 0),
+        };
+        Ok(into_handle::<Top1RankerHandle>(Top1Ranker::new(column_family, config, cache, reservation)))
+    })
+}
+
+/// Ranks the batch exported at `batch_array` and exports the result into `result_array` and
+/// `result_schema`.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rankTop1Batch(
+    mut env: JNIEnv,
+    _class: JClass,
+    ranker: jlong,
+    batch_array: jlong,
+    result_array: jlong,
+    result_schema: jlong,
+    now_millis: jlong,
+) {
+    call(&mut env, (), |_| {
+        // SAFETY: Java exported a valid ArrowArray of a batch at this address for this call;
+        // from_raw moves it out, so it is released exactly once, when its last Arrow buffer drops.
+        let array = unsafe { FFI_ArrowArray::from_raw(pointer(batch_array, "a batch")?) };
+        let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
+        // SAFETY: the data type is the batch type checked against Java's schema at open.
+        let data = unsafe { from_ffi_and_data_type(array, top1::batch_type())? };
+        data.validate_full()?;
+        let result = ranker.rank(&StructArray::from(data), now_millis)?;
+        let data = result.to_data();
+        let schema = FFI_ArrowSchema::try_from(data.data_type())?;
+        let (array_out, schema_out) = (
+            pointer::<FFI_ArrowArray>(result_array, "a result")?,
+            pointer::<FFI_ArrowSchema>(result_schema, "a result schema")?,
+        );
+        // SAFETY: Java allocated both structs empty for this call; writing moves the result's
+        // ownership to Java, which releases it when it closes the imported vectors.
+        unsafe {
+            std::ptr::write(array_out, FFI_ArrowArray::new(&data));
+            std::ptr::write(schema_out, schema);
+        }
+        Ok(())
+    })
+}
+
+/// `[cache hits, cache misses, reserved bytes]`.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_top1RankerStats(
+    mut env: JNIEnv,
+    _class: JClass,
+    ranker: jlong,
+) -> jlongArray {
+    call(&mut env, std::ptr::null_mut(), |env| {
+        let ranker = unsafe { borrow::<Top1RankerHandle>(ranker)? };
+        let (hits, misses) = ranker.cache_stats();
+        let stats = [hits as jlong, misses as jlong, ranker.reserved_bytes() as jlong];
+        let array = env.new_long_array(stats.len() as i32)?;
+        env.set_long_array_region(&array, 0, &stats)?;
+        Ok(array.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeTop1Ranker(
+    mut env: JNIEnv,
+    _class: JClass,
+    ranker: jlong,
+) {
+    call(&mut env, (), |_| {
+        unsafe { free::<Top1RankerHandle>(ranker) };
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_batch_type_passes_the_schema_check() {
+        for (data_type, ok) in [(top1::batch_type(), true), (DataType::Binary, false)] {
+            let schema = Box::new(FFI_ArrowSchema::try_from(&data_type).unwrap());
+            let address = Box::into_raw(schema);
+            assert_eq!(check_schema(address as jlong, &top1::batch_type()).is_ok(), ok);
+            // SAFETY: check_schema moved the schema out and left a released one behind.
+            drop(unsafe { Box::from_raw(address) });
+        }
+        assert!(check_schema(0, &top1::batch_type()).is_err());
+    }
+}

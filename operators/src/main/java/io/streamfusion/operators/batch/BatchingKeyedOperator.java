@@ -1,0 +1,210 @@
+package io.streamfusion.operators.batch;
+
+import io.streamfusion.operators.OperatorConfig;
+
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Base of the keyed columnar operators: gathers the rows that reach the operator into an Arrow
+ * {@link RowBatch} and hands each full batch to {@link #processBatch}. A batch is processed when it
+ * holds {@code batch-rows} rows (or half the batch memory), when its first row is {@code
+ * batch-latency} old, before a watermark is forwarded, before a checkpoint barrier is sent (in
+ * {@link #prepareSnapshotPreBarrier}, so every record of a batch belongs to the checkpoint its rows
+ * came before), and at the end of input.
+ *
+ * <p>The operator computes each row's key with the node's own key selector, so the framework's
+ * per-record {@code setCurrentKey} is skipped ({@link #hasKeyContext1()} is false): no state is
+ * touched per row. Arrow memory comes from the operator's own bounded allocator and is released in
+ * {@link #close()}, which Flink calls on success, failure and cancellation alike.
+ */
+public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowData>
+        implements OneInputStreamOperator<RowData, RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * The accumulators (one per columnar operator, named with it) that count the rows the columnar
+     * operators processed: visible in the web UI and in a job's result.
+     */
+    public static final String ROWS_ACCUMULATOR = "streamfusion-rows";
+
+    protected final OperatorConfig operatorConfig;
+    private final StreamRecord<RowData> outRecord = new StreamRecord<>(null);
+
+    private transient BufferAllocator allocator;
+    private transient RowBatch batch;
+    private transient KeySelector<RowData, RowData> keySelector;
+    private transient RowDataSerializer inputSerializer;
+    private transient RowDataSerializer keySerializer;
+
+    /** Counts batches, so a latency timer knows whether its batch was already processed. */
+    private transient long batchNumber;
+
+    private transient Counter rowsProcessed;
+    private transient Counter batchesProcessed;
+    private transient LongCounter rowsAccumulator;
+
+    protected BatchingKeyedOperator(
+            StreamOperatorParameters<RowData> parameters, OperatorConfig operatorConfig) {
+        super(parameters);
+        this.operatorConfig = operatorConfig;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        ClassLoader classLoader = getUserCodeClassloader();
+        keySelector = (KeySelector<RowData, RowData>) getStateKeySelector1();
+        inputSerializer =
+                (RowDataSerializer) (TypeSerializer<?>) config.getTypeSerializerIn(0, classLoader);
+        keySerializer =
+                (RowDataSerializer) (TypeSerializer<?>) config.getStateKeySerializer(classLoader);
+        allocator =
+                BatchAllocators.forOperator(
+                        getOperatorName()
+                                + "-"
+                                + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                        operatorConfig.batchMemoryBytes());
+        batch =
+                new RowBatch(
+                        allocator,
+                        operatorConfig.batchRows(),
+                        operatorConfig.batchMemoryBytes() / 2);
+        rowsProcessed = getMetricGroup().counter("streamfusionRowsProcessed");
+        batchesProcessed = getMetricGroup().counter("streamfusionBatchesProcessed");
+        rowsAccumulator = new LongCounter();
+        getRuntimeContext()
+                .addAccumulator(ROWS_ACCUMULATOR + " " + getOperatorName(), rowsAccumulator);
+        openKernel(allocator, batch);
+    }
+
+    /** The operator's Arrow allocator, bounded by {@code batch-memory}. */
+    protected final BufferAllocator allocator() {
+        return allocator;
+    }
+
+    /** Opens what processes the batches: called once from {@link #open()}. */
+    protected abstract void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception;
+
+    /** Processes a full batch and emits its results, in row order. */
+    protected abstract void processBatch(RowBatch batch) throws Exception;
+
+    /** Releases what {@link #openKernel} opened; also called after a failure. */
+    protected abstract void closeKernel() throws Exception;
+
+    /** The framework computes no key per record: {@link #processElement} does, for the batch. */
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        RowData row = element.getValue();
+        BinaryRowData binary = binary(row, inputSerializer);
+        BinaryRowData key = binary(keySelector.getKey(row), keySerializer);
+        if (!batch.fits(binary.getSizeInBytes() + key.getSizeInBytes())) {
+            flush();
+        }
+        boolean first = batch.isEmpty();
+        batch.add(binary, key, element);
+        if (batch.size() >= operatorConfig.batchRows()) {
+            flush();
+        } else if (first) {
+            long due = batchNumber;
+            long now = getProcessingTimeService().getCurrentProcessingTime();
+            getProcessingTimeService()
+                    .registerTimer(
+                            now + operatorConfig.batchLatencyMillis(),
+                            time -> {
+                                if (batchNumber == due) {
+                                    flush();
+                                }
+                            });
+        }
+    }
+
+    /** Rows from the network are binary already; anything else is copied into its binary form. */
+    private static BinaryRowData binary(RowData row, RowDataSerializer serializer) {
+        return row instanceof BinaryRowData
+                ? (BinaryRowData) row
+                : serializer.toBinaryRow(row).copy();
+    }
+
+    /** Processes the current batch, if it has rows. */
+    protected final void flush() throws Exception {
+        if (batch.isEmpty()) {
+            return;
+        }
+        int rows = batch.size();
+        try {
+            processBatch(batch);
+        } finally {
+            batch.clear();
+            batchNumber++;
+        }
+        rowsProcessed.inc(rows);
+        batchesProcessed.inc();
+        rowsAccumulator.add(rows);
+    }
+
+    /** Emits {@code row} with the record timestamp of the batch's row {@code index}. */
+    protected final void emit(RowBatch batch, int index, RowData row) {
+        if (batch.hasTimestamp(index)) {
+            outRecord.replace(row, batch.timestamp(index));
+        } else {
+            outRecord.replace(row);
+            outRecord.eraseTimestamp();
+        }
+        output.collect(outRecord);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        flush();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flush();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (allocator != null) {
+                closeKernel();
+            }
+        } finally {
+            if (batch != null) {
+                batch.close();
+            }
+            if (allocator != null) {
+                allocator.close();
+            }
+            super.close();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.streamfusion.operators.rank;
+
+import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
+import io.streamfusion.api.columnar.Top1Ranker;
+import io.streamfusion.api.columnar.Top1RankerSpec;
+import io.streamfusion.operators.OperatorConfig;
+import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.RowBatch;
+
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.utils.JoinedRowData;
+import org.apache.flink.types.RowKind;
+
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.complex.StructVector;
+
+/**
+ * StreamFusion's Top-1 ranker: {@code ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) = 1} on
+ * append-only input, in place of Flink's {@code FastTop1Function}, with the same output record by
+ * record: INSERT for a key's first row; UPDATE_BEFORE of the old winner (if the planner asks for
+ * it) and UPDATE_AFTER of the new one when a row sorts strictly first; nothing for a row that loses
+ * or ties; the rank number 1 appended when the query projects it.
+ *
+ * <p>Its state is Flink's: {@code Top1-Rank-State}, a {@code ValueState<RowData>} with the input
+ * row serializer and the same TTL, so a savepoint moves between this operator and Flink's. Each
+ * batch is one call into the backend's native ranker (see {@link Top1Ranker}); winners are written
+ * when they change, so nothing is left to flush at a checkpoint.
+ */
+public final class Top1RankOperator extends BatchingKeyedOperator
+        implements Triggerable<Object, VoidNamespace> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Top1OperatorSpec spec;
+
+    private transient Top1Ranker ranker;
+    private transient ArrowArray batchArray;
+    private transient JoinedRowData rankedRow;
+
+    public Top1RankOperator(
+            StreamOperatorParameters<RowData> parameters,
+            Top1OperatorSpec spec,
+            OperatorConfig operatorConfig) {
+        super(parameters, operatorConfig);
+        this.spec = spec;
+    }
+
+    @Override
+    protected void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception {
+        // Flink's KeyedProcessOperator registers this timer service whether or not its function
+        // uses timers; registering it too keeps the two operators' state alike.
+        getInternalTimerService("user-timers", VoidNamespaceSerializer.INSTANCE, this);
+        if (!(getKeyedStateBackend() instanceof ColumnarKeyedStateBackend)) {
+            throw new IllegalStateException(
+                    getOperatorName()
+                            + " needs StreamFusion's keyed state backend, but got "
+                            + getKeyedStateBackend().getClass().getName());
+        }
+        ValueStateDescriptor<RowData> winners =
+                new ValueStateDescriptor<>(Top1OperatorSpec.STATE_NAME, spec.inputRowType());
+        if (spec.ttlConfig().isEnabled()) {
+            winners.enableTimeToLive(spec.ttlConfig());
+        }
+        Top1RankerSpec rankerSpec =
+                new Top1RankerSpec(
+                        spec.inputRowType().toRowType().getFieldCount(),
+                        spec.sortFields(),
+                        spec.generateUpdateBefore(),
+                        operatorConfig.cacheBytes(),
+                        operatorConfig.batchMemoryBytes());
+        try (ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+            batch.exportSchema(schema);
+            try {
+                ranker =
+                        ((ColumnarKeyedStateBackend) getKeyedStateBackend())
+                                .openTop1Ranker(winners, rankerSpec, schema.memoryAddress());
+            } finally {
+                // A no-op once the ranker took the schema over.
+                schema.release();
+            }
+        }
+        batchArray = ArrowArray.allocateNew(allocator);
+        rankedRow = new JoinedRowData();
+        getMetricGroup()
+                .gauge(
+                        "topn.cache.hitRate",
+                        () -> {
+                            long hits = ranker.cacheHits();
+                            long requests = hits + ranker.cacheMisses();
+                            return requests == 0 ? 1.0 : (double) hits / requests;
+                        });
+    }
+
+    @Override
+    protected void processBatch(RowBatch batch) throws Exception {
+        batch.exportTo(batchArray);
+        // Importing a result closes these structs; they are closed here only if there is none.
+        ArrowArray resultArray = ArrowArray.allocateNew(allocator());
+        ArrowSchema resultSchema = ArrowSchema.allocateNew(allocator());
+        try {
+            ranker.rank(
+                    batchArray.memoryAddress(),
+                    resultArray.memoryAddress(),
+                    resultSchema.memoryAddress());
+        } catch (RuntimeException | Error e) {
+            resultArray.close();
+            resultSchema.close();
+            throw e;
+        } finally {
+            // The ranker took the batch over and released it; this only frees it if the call
+            // failed before it could.
+            batchArray.release();
+        }
+        try (StructVector result =
+                (StructVector) Data.importVector(allocator(), resultArray, resultSchema, null)) {
+            emitResults(batch, result);
+        }
+    }
+
+    private void emitResults(RowBatch batch, StructVector result) {
+        TinyIntVector decisions = (TinyIntVector) result.getChildByOrdinal(0);
+        IntVector replacedRows = (IntVector) result.getChildByOrdinal(1);
+        VarBinaryVector replacedBytes = (VarBinaryVector) result.getChildByOrdinal(2);
+        int arity = spec.inputRowType().toRowType().getFieldCount();
+        for (int i = 0; i < batch.size(); i++) {
+            byte decision = decisions.get(i);
+            if (decision == Top1Ranker.REJECTED) {
+                continue;
+            }
+            RowData row = batch.row(i);
+            if (decision == Top1Ranker.FIRST) {
+                emit(batch, i, output(row, RowKind.INSERT));
+                continue;
+            }
+            if (spec.generateUpdateBefore()) {
+                int fromBatch = replacedRows.get(i);
+                RowData replaced =
+                        fromBatch >= 0
+                                ? ((BinaryRowData) batch.row(fromBatch)).copy()
+                                : winnerRow(replacedBytes.get(i), arity);
+                emit(batch, i, output(replaced, RowKind.UPDATE_BEFORE));
+            }
+            emit(batch, i, output(row, RowKind.UPDATE_AFTER));
+        }
+    }
+
+    private static BinaryRowData winnerRow(byte[] bytes, int arity) {
+        BinaryRowData row = new BinaryRowData(arity);
+        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
+        return row;
+    }
+
+    /** The row as Flink's Top-1 function emits it: itself, or joined with its rank number. */
+    private RowData output(RowData row, RowKind kind) {
+        if (!spec.outputRankNumber()) {
+            row.setRowKind(kind);
+            return row;
+        }
+        rankedRow.replace(row, GenericRowData.of(1L));
+        rankedRow.setRowKind(kind);
+        return rankedRow;
+    }
+
+    @Override
+    protected void closeKernel() {
+        if (ranker != null) {
+            ranker.close();
+        }
+        if (batchArray != null) {
+            batchArray.close();
+        }
+    }
+
+    @Override
+    public void onEventTime(InternalTimer<Object, VoidNamespace> timer) {}
+
+    @Override
+    public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) {}
+}

@@ -1,0 +1,34 @@
+package io.streamfusion.operators.substitution;
+
+import io.streamfusion.api.columnar.ColumnarStateBackend;
+
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.streaming.runtime.tasks.StreamTask;
+
+import java.util.Optional;
+
+/** Whether a task can run columnar operators: its state backend decides, at run time. */
+final class ColumnarRuntime {
+
+    private ColumnarRuntime() {}
+
+    /** Why {@code task} cannot run a columnar operator, or empty if it can. */
+    static Optional<String> whyNot(StreamTask<?, ?> task) {
+        StateBackend backend;
+        try {
+            backend = FlinkFields.read(task, StreamTask.class, "stateBackend");
+        } catch (FlinkFields.UnsupportedFlinkInternalsException e) {
+            return Optional.of("the task's state backend is unknown: " + e.getMessage());
+        }
+        if (backend instanceof ColumnarStateBackend) {
+            return Optional.empty();
+        }
+        String name = backend == null ? "none" : backend.getClass().getName();
+        return Optional.of(
+                "the task's state backend is "
+                        + name
+                        + (name.contains("Changelog")
+                                ? " (the changelog backend wraps StreamFusion; set state.changelog.enabled: false)"
+                                : ", not StreamFusion (state.backend.type: streamfusion)"));
+    }
+}
