@@ -44,12 +44,37 @@ public final class SqlJobBenchmark {
     private final Timing timing;
     private final Path checkpoints;
 
+    /**
+     * The setup that runs StreamFusion's columnar operators: the StreamFusion backend, {@code
+     * streamfusion.operators.enabled}, and the execution target that rewrites the job, exactly the
+     * two lines a user adds.
+     */
+    static final String OPERATORS_SETUP = "streamfusion-operators";
+
     /** Warm-up and measurement windows of unbounded jobs, and repeats of bounded ones. */
     record Timing(Duration warmUp, Duration window, int windows, int boundedRepeats) {
         static Timing of(boolean full) {
             return full
                     ? new Timing(Duration.ofSeconds(10), Duration.ofSeconds(5), 5, 3)
                     : new Timing(Duration.ofSeconds(5), Duration.ofSeconds(2), 3, 1);
+        }
+
+        /**
+         * The Top-1 suite is measured over windows of at least 10 s after a warm-up of at least 10
+         * s, as the published figures it is compared with were.
+         */
+        Timing forSuite(String suite) {
+            return SqlWorkloads.TOP1.equals(suite)
+                    ? new Timing(
+                            max(warmUp, Duration.ofSeconds(10)),
+                            max(window, Duration.ofSeconds(10)),
+                            windows,
+                            boundedRepeats)
+                    : this;
+        }
+
+        private static Duration max(Duration a, Duration b) {
+            return a.compareTo(b) >= 0 ? a : b;
         }
 
         /** A rough duration of one job, for the progress line (MiniCluster start included). */
@@ -68,15 +93,18 @@ public final class SqlJobBenchmark {
     public static void main(String[] args) throws Exception {
         if (args.length < 4) {
             throw new IllegalArgumentException(
-                    "Usage: SqlJobBenchmark <output.json> <quick|full> <suite> <backend,...>");
+                    "Usage: SqlJobBenchmark <output.json> <quick|full> <suite> <backend,...> [case filter]");
         }
         boolean full = "full".equals(args[1]);
-        List<SqlWorkload> workloads = SqlWorkloads.of(args[2], full);
+        String filter = args.length > 4 ? args[4] : "";
+        List<SqlWorkload> workloads = new ArrayList<>(SqlWorkloads.of(args[2], full));
+        workloads.removeIf(workload -> !workload.caseName().contains(filter));
+        Timing timing = Timing.of(full).forSuite(args[2]);
         String[] backends = args[3].split(",");
         Path checkpoints = Files.createTempDirectory("streamfusion-sql-bench-");
         List<String> records = new ArrayList<>();
         try {
-            SqlJobBenchmark benchmark = new SqlJobBenchmark(Timing.of(full), checkpoints);
+            SqlJobBenchmark benchmark = new SqlJobBenchmark(timing, checkpoints);
             int total = workloads.size() * backends.length;
             Duration left = Duration.ZERO;
             for (SqlWorkload w : workloads) {
@@ -162,7 +190,16 @@ public final class SqlJobBenchmark {
 
     private TableResult submit(SqlWorkload workload, String backend) {
         long rows = workload.bounded() ? workload.rows() : Long.MAX_VALUE;
-        return define(workload, configuration(backend), rows).executeSql(workload.insertSql());
+        StreamTableEnvironment tables = define(workload, configuration(backend), rows);
+        if (OPERATORS_SETUP.equals(backend)) {
+            tables.getConfig()
+                    .getConfiguration()
+                    .setString("streamfusion.operators.enabled", "true");
+            tables.getConfig()
+                    .getConfiguration()
+                    .setString("execution.target", "streamfusion-local");
+        }
+        return tables.executeSql(workload.insertSql());
     }
 
     /**
@@ -191,7 +228,9 @@ public final class SqlJobBenchmark {
 
     private Configuration configuration(String backend) {
         Configuration config = new Configuration();
-        config.set(StateBackendOptions.STATE_BACKEND, backend);
+        config.set(
+                StateBackendOptions.STATE_BACKEND,
+                OPERATORS_SETUP.equals(backend) ? "streamfusion" : backend);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);

@@ -6,6 +6,9 @@ import java.util.Map;
  * One end-to-end SQL job of the benchmark: the generated input, the sink table, the query, and the
  * table options it runs with. A workload with {@code rows > 0} is a complete (bounded) job measured
  * from start to end; otherwise it is an unbounded job measured over fixed windows.
+ *
+ * @param startupIncluded for a complete job, whether its time runs from submission (as a user waits
+ *     for it) rather than over Flink's net job runtime
  */
 public record SqlWorkload(
         String suite,
@@ -15,6 +18,7 @@ public record SqlWorkload(
         int payloadChars,
         boolean improving,
         long rows,
+        boolean startupIncluded,
         String sinkDdl,
         String insertSql,
         Map<String, String> tableOptions) {

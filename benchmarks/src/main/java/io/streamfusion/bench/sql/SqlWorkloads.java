@@ -62,6 +62,7 @@ public final class SqlWorkloads {
                             8,
                             true,
                             0,
+                            false,
                             "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
                             "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
                             Map.of()));
@@ -69,9 +70,13 @@ public final class SqlWorkloads {
         return cases;
     }
 
+    /** Keys of the unique-key Top-1 case: every row is a new key (and so a new winner). */
+    static final long UNIQUE_KEYS = 2_000_000L;
+
     private static List<SqlWorkload> top1(boolean full) {
         List<SqlWorkload> cases = new ArrayList<>();
-        // Quick: the four targeted cases (docs/benchmarks.md). Full: every combination.
+        // Quick: the four targeted cases (docs/benchmarks.md) and unique keys. Full: every
+        // combination.
         long[][] quick = {{65_536, 256, 0}, {65_536, 8, 0}, {65_536, 8, 1}, {64, 8, 0}};
         List<long[]> grid = new ArrayList<>();
         if (full) {
@@ -85,26 +90,52 @@ public final class SqlWorkloads {
         } else {
             grid.addAll(List.of(quick));
         }
+        long completeRows = full ? 8_000_000L : 4_000_000L;
         for (long[] c : grid) {
             boolean improving = c[2] == 1;
+            String name =
+                    String.format(
+                            "row_number = 1 keys=%d payload=%d arrivals=%s",
+                            c[0], c[1], improving ? "improving" : "rejected");
+            // Measured both ways: sustained windows after a warm-up, and complete jobs from
+            // submission.
+            cases.add(top1Case(name + " sustained", c[0], c[0], (int) c[1], improving, 0));
             cases.add(
-                    new SqlWorkload(
-                            TOP1,
-                            String.format(
-                                    "row_number = 1 keys=%d payload=%d arrivals=%s",
-                                    c[0], c[1], improving ? "improving" : "rejected"),
+                    top1Case(
+                            name + " complete rows=" + completeRows,
                             c[0],
                             c[0],
                             (int) c[1],
                             improving,
-                            0,
-                            "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
-                            "INSERT INTO sink SELECT k, v, payload FROM ("
-                                    + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src)"
-                                    + " WHERE rn = 1",
-                            Map.of()));
+                            completeRows));
         }
+        cases.add(
+                top1Case(
+                        "row_number = 1 unique keys payload=8 complete rows=" + UNIQUE_KEYS,
+                        UNIQUE_KEYS,
+                        UNIQUE_KEYS,
+                        8,
+                        true,
+                        UNIQUE_KEYS));
         return cases;
+    }
+
+    private static SqlWorkload top1Case(
+            String name, long keys, long groups, int chars, boolean improving, long rows) {
+        return new SqlWorkload(
+                TOP1,
+                name,
+                keys,
+                groups,
+                chars,
+                improving,
+                rows,
+                true,
+                "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
+                "INSERT INTO sink SELECT k, v, payload FROM ("
+                        + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src)"
+                        + " WHERE rn = 1",
+                Map.of());
     }
 
     private static List<SqlWorkload> upsert(boolean full) {
@@ -127,6 +158,7 @@ public final class SqlWorkloads {
                                 8,
                                 true,
                                 UPSERT_ROWS,
+                                false,
                                 "CREATE TABLE sink (k BIGINT, g BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
                                         + " WITH ('connector' = 'blackhole')",
                                 "INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g",

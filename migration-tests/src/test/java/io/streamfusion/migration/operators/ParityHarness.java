@@ -69,7 +69,7 @@ final class ParityHarness {
      * What runs: the scripted input (a view {@code src} over the table {@code scripted} of raw
      * rows, which may cast), a sink table and the INSERT into it, and the table options of the job.
      *
-     * @param keyColumn the sink column that holds each output row's key, for per-key comparison
+     * @param keyColumns the sink columns that hold each output row's key, for per-key comparison
      */
     record Shape(
             String name,
@@ -81,7 +81,7 @@ final class ParityHarness {
             boolean upsertSink,
             String insert,
             Map<String, String> options,
-            int keyColumn) {
+            int... keyColumns) {
 
         @Override
         public String toString() {
@@ -216,16 +216,21 @@ final class ParityHarness {
         String savepoints = dir.resolve("savepoints").toUri().toString();
         switch (stop) {
             case CHECKPOINT:
-                String checkpoint = onceRunning(() -> miniCluster.triggerCheckpoint(job.getJobID()));
+                String checkpoint =
+                        onceRunning(() -> miniCluster.triggerCheckpoint(job.getJobID()));
                 job.cancel().get();
                 while (!job.getJobStatus().get().isGloballyTerminalState()) {
                     Thread.sleep(5);
                 }
                 return checkpoint;
             case NATIVE_SAVEPOINT:
-                return onceRunning(() -> job.stopWithSavepoint(false, savepoints, SavepointFormatType.NATIVE));
+                return onceRunning(
+                        () -> job.stopWithSavepoint(false, savepoints, SavepointFormatType.NATIVE));
             case CANONICAL_SAVEPOINT:
-                return onceRunning(() -> job.stopWithSavepoint(false, savepoints, SavepointFormatType.CANONICAL));
+                return onceRunning(
+                        () ->
+                                job.stopWithSavepoint(
+                                        false, savepoints, SavepointFormatType.CANONICAL));
             default:
                 throw new IllegalArgumentException("Phase of run " + run + " stops at the end");
         }
@@ -235,13 +240,16 @@ final class ParityHarness {
      * The path of a checkpoint or savepoint, retried while some task of the job is still being
      * deployed (the source may have emitted its rows before every task runs).
      */
-    private static String onceRunning(Supplier<CompletableFuture<String>> snapshot) throws Exception {
+    private static String onceRunning(Supplier<CompletableFuture<String>> snapshot)
+            throws Exception {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (true) {
             try {
                 return snapshot.get().get();
             } catch (ExecutionException e) {
-                boolean deploying = String.valueOf(e.getCause()).contains("Not all required tasks are currently running");
+                boolean deploying =
+                        String.valueOf(e.getCause())
+                                .contains("Not all required tasks are currently running");
                 if (!deploying || System.nanoTime() > deadline) {
                     throw e;
                 }
@@ -292,10 +300,11 @@ final class ParityHarness {
     private static Map<String, List<String>> perKey(Shape shape, List<Row> changelog) {
         Map<String, List<String>> byKey = new LinkedHashMap<>();
         for (Row row : changelog) {
-            byKey.computeIfAbsent(
-                            String.valueOf(row.getField(shape.keyColumn())),
-                            unused -> new ArrayList<>())
-                    .add(row.toString());
+            List<Object> key = new ArrayList<>();
+            for (int column : shape.keyColumns()) {
+                key.add(row.getField(column));
+            }
+            byKey.computeIfAbsent(key.toString(), unused -> new ArrayList<>()).add(row.toString());
         }
         return new java.util.TreeMap<>(byKey);
     }
