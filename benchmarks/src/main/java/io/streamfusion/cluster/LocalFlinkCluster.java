@@ -357,8 +357,10 @@ public final class LocalFlinkCluster implements AutoCloseable {
         kept.add(pluginJar.getAbsolutePath());
         for (String entry : testClassPath.split(File.pathSeparator)) {
             String name = new File(entry).getName();
+            // Arrow comes with the plugin jar, as it would in a Flink distribution.
             boolean ours =
                     name.startsWith("streamfusion-")
+                            || name.startsWith("arrow-")
                             || entry.endsWith("classes")
                             || entry.contains("junit")
                             || name.startsWith("jmh-");

@@ -3,6 +3,7 @@ package io.streamfusion.migration.operators;
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.operators.OperatorOptions;
 import io.streamfusion.operators.StreamFusionOperators;
+import io.streamfusion.operators.batch.BatchingKeyedOperator;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -51,9 +52,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * checks that the columnar operators really processed rows, from their accumulators.
  */
 final class ParityHarness {
-
-    /** The prefix of the accumulators the columnar operators count their rows in. */
-    private static final String ROWS_ACCUMULATOR = "streamfusion-rows";
 
     private static final Duration WAIT = Duration.ofMinutes(2);
 
@@ -258,9 +256,9 @@ final class ParityHarness {
         }
     }
 
-    private static long columnarRows(Map<String, Object> accumulators) {
+    static long columnarRows(Map<String, Object> accumulators) {
         return accumulators.entrySet().stream()
-                .filter(entry -> entry.getKey().startsWith(ROWS_ACCUMULATOR))
+                .filter(entry -> entry.getKey().startsWith(BatchingKeyedOperator.ROWS_ACCUMULATOR))
                 .mapToLong(entry -> ((Number) entry.getValue()).longValue())
                 .sum();
     }
