@@ -27,10 +27,6 @@ class LargeStateClusterIT {
     private static final long KEYS = 3_000_000;
     private static final int VALUE_BYTES = 1_000;
 
-    /** The TaskManager process size of LocalFlinkCluster's memory settings, in bytes. */
-    private static final long PROCESS_BYTES =
-            (128 + 384 + 256 + 64 + 128 + 256 + 192) * 1024L * 1024L;
-
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void stateManyTimesTheManagedMemoryStaysWithinTheProcessBudget(@TempDir Path dir)
@@ -47,7 +43,10 @@ class LargeStateClusterIT {
             long peakCheckpoints = 0;
             for (int sample = 0; !job.getJobStatus().get().isTerminalState(); sample++) {
                 for (int tm = 0; tm < 2; tm++) {
-                    peakRss[tm] = Math.max(peakRss[tm], residentBytes(cluster.taskManagerPid(tm)));
+                    peakRss[tm] =
+                            Math.max(
+                                    peakRss[tm],
+                                    ClusterTestSupport.residentBytes(cluster.taskManagerPid(tm)));
                 }
                 if (sample % 10 == 0) {
                     // Files come and go while they are walked; a failed walk just skips a sample.
@@ -66,7 +65,7 @@ class LargeStateClusterIT {
                     VALUE_BYTES,
                     peakRss[0] >> 20,
                     peakRss[1] >> 20,
-                    PROCESS_BYTES >> 20,
+                    ClusterTestSupport.TASK_MANAGER_PROCESS_BYTES >> 20,
                     peakLocalState >> 20,
                     peakCheckpoints >> 20,
                     cluster.completedCheckpoints(job.getJobID().toHexString()));
@@ -75,23 +74,10 @@ class LargeStateClusterIT {
                     "the state was on local disk: " + peakLocalState + " bytes");
             for (long rss : peakRss) {
                 assertTrue(
-                        rss > 0 && rss <= PROCESS_BYTES,
+                        rss > 0 && rss <= ClusterTestSupport.TASK_MANAGER_PROCESS_BYTES,
                         "peak resident memory " + (rss >> 20) + " MiB");
             }
         }
-    }
-
-    private static long residentBytes(long pid) throws IOException {
-        Path status = Path.of("/proc", Long.toString(pid), "status");
-        if (!Files.exists(status)) {
-            return 0;
-        }
-        for (String line : Files.readAllLines(status)) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        }
-        return 0;
     }
 
     private static long directoryBytes(Path root) {
