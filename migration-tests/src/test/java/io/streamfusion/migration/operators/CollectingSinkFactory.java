@@ -37,6 +37,10 @@ public final class CollectingSinkFactory implements DynamicTableSinkFactory {
     static final ConfigOption<String> CHANGELOG_MODE =
             ConfigOptions.key("changelog-mode").stringType().defaultValue("all");
 
+    /** Fails the task when this many records have arrived; -1 never. */
+    static final ConfigOption<Integer> FAIL_AFTER =
+            ConfigOptions.key("fail-after").intType().defaultValue(-1);
+
     private static final Map<String, List<Row>> OUTPUTS = new ConcurrentHashMap<>();
 
     /** Everything collected into {@code output} so far, in arrival order. */
@@ -66,7 +70,7 @@ public final class CollectingSinkFactory implements DynamicTableSinkFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(CHANGELOG_MODE);
+        return Set.of(CHANGELOG_MODE, FAIL_AFTER);
     }
 
     @Override
@@ -76,18 +80,21 @@ public final class CollectingSinkFactory implements DynamicTableSinkFactory {
         String output = helper.getOptions().get(OUTPUT);
         boolean upsert = "upsert".equals(helper.getOptions().get(CHANGELOG_MODE));
         DataType rowType = context.getCatalogTable().getResolvedSchema().toPhysicalRowDataType();
-        return new CollectingTableSink(output, upsert, rowType);
+        return new CollectingTableSink(
+                output, upsert, rowType, helper.getOptions().get(FAIL_AFTER));
     }
 
     private static final class CollectingTableSink implements DynamicTableSink {
         private final String output;
         private final boolean upsert;
         private final DataType rowType;
+        private final int failAfter;
 
-        CollectingTableSink(String output, boolean upsert, DataType rowType) {
+        CollectingTableSink(String output, boolean upsert, DataType rowType, int failAfter) {
             this.output = output;
             this.upsert = upsert;
             this.rowType = rowType;
+            this.failAfter = failAfter;
         }
 
         @Override
@@ -98,12 +105,13 @@ public final class CollectingSinkFactory implements DynamicTableSinkFactory {
         @Override
         public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
             return SinkV2Provider.of(
-                    new CollectingSink(output, context.createDataStructureConverter(rowType)));
+                    new CollectingSink(
+                            output, context.createDataStructureConverter(rowType), failAfter));
         }
 
         @Override
         public DynamicTableSink copy() {
-            return new CollectingTableSink(output, upsert, rowType);
+            return new CollectingTableSink(output, upsert, rowType, failAfter);
         }
 
         @Override
@@ -116,10 +124,13 @@ public final class CollectingSinkFactory implements DynamicTableSinkFactory {
         private static final long serialVersionUID = 1L;
         private final String output;
         private final DynamicTableSink.DataStructureConverter converter;
+        private final int failAfter;
 
-        CollectingSink(String output, DynamicTableSink.DataStructureConverter converter) {
+        CollectingSink(
+                String output, DynamicTableSink.DataStructureConverter converter, int failAfter) {
             this.output = output;
             this.converter = converter;
+            this.failAfter = failAfter;
         }
 
         @Override
@@ -136,6 +147,10 @@ public final class CollectingSinkFactory implements DynamicTableSinkFactory {
                     row.setKind(kind);
                     synchronized (rows) {
                         rows.add(row);
+                        if (rows.size() == failAfter) {
+                            throw new IllegalStateException(
+                                    "Injected sink failure after " + failAfter + " records");
+                        }
                     }
                 }
 
