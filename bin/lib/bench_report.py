@@ -47,7 +47,9 @@ SUITE_NOTES = {
                      "backend); rows/s of the source over fixed windows after a warm-up.",
     "sql-top1": "Flink SQL `ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) = 1` on append-only input, "
                 "same job settings; `rejected`: every row loses to its key's winner, `improving`: every "
-                "row wins. rows/s over fixed windows after a warm-up.",
+                "row wins, `unique keys`: every row is a new key. `sustained`: rows/s of the source over "
+                "10 s windows after a 10 s warm-up; `complete`: rows/s of a bounded job from submission "
+                "to its end, startup included, as a user waits for it.",
     "sql-upsert": "Flink SQL `INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g` into a "
                   "blackhole sink with PRIMARY KEY (k): 4 groups share each key, so the planner adds "
                   "its sink upsert materializer (strategy in the case). rows/s of complete 1M-row jobs.",
@@ -117,8 +119,21 @@ def commit_measured():
     return f"{head[:12]}+uncommitted" if changed else head[:12]
 
 
+# The setup that runs StreamFusion's columnar operators (SqlJobBenchmark.OPERATORS_SETUP).
+OPERATORS = "streamfusion-operators"
+
+
 def ratio(a, b):
     return a / b if b else float("nan")
+
+
+def cell(r):
+    """A record's median with its min-max range, or "-" if the setup did not run."""
+    if not r:
+        return "-"
+    if r["runs"] == 1:
+        return f"{r['value']:,.0f}"
+    return f"{r['value']:,.0f} ({r['min']:,.0f}-{r['max']:,.0f})"
 
 
 def base_case(case):
@@ -233,32 +248,45 @@ def write_report(records, meta, doc_path, chart_path):
     chart_rows = []
     for suite in sorted({s for s, _ in table}):
         first = next(r for (s, _), b in table.items() if s == suite for r in b.values())
+        with_operators = any(OPERATORS in b for (s, _), b in table.items() if s == suite)
         lines += [f"## {suite}", "",
                   f"Measured by `{first.get('command', meta['command'])}` on {first.get('date', meta['date'])}"
                   f" at commit `{first.get('commit', meta['git_commit'])}`."
-                  + (" " + SUITE_NOTES[suite] if suite in SUITE_NOTES else ""), "",
-                  "| case | metric | streamfusion | rocksdb | hashmap | vs rocksdb | vs hashmap |",
-                  "|---|---|---|---|---|---|---|"]
+                  + (" " + SUITE_NOTES[suite] if suite in SUITE_NOTES else ""), ""]
+        if with_operators:
+            lines += ["Four setups in the same run: `streamfusion + operators` is StreamFusion with its columnar",
+                      "operators (`streamfusion.operators.enabled`), `streamfusion` the same backend with Flink's",
+                      "own operators.", "",
+                      "| case | metric | streamfusion + operators | streamfusion | rocksdb | hashmap "
+                      "| operators vs rocksdb | operators vs hashmap | streamfusion vs rocksdb |",
+                      "|---|---|---|---|---|---|---|---|---|"]
+        else:
+            lines += ["| case | metric | streamfusion | rocksdb | hashmap | vs rocksdb | vs hashmap |",
+                      "|---|---|---|---|---|---|---|"]
         for (s, case), by_backend in sorted(table.items()):
             if s != suite:
                 continue
-            sf, rk, hm = (by_backend.get(b) for b in ("streamfusion", "rocksdb", "hashmap"))
-            def cell(r):
-                if not r:
-                    return "-"
-                if r["runs"] == 1:
-                    return f"{r['value']:,.0f}"
-                return f"{r['value']:,.0f} ({r['min']:,.0f}-{r['max']:,.0f})"
-            higher_better = (sf or rk or hm)["metric"].endswith("/s")
-            def rel(other):
-                if not (sf and other):
+            ops, sf, rk, hm = (by_backend.get(b) for b in (OPERATORS, "streamfusion", "rocksdb", "hashmap"))
+            any_record = ops or sf or rk or hm
+            higher_better = any_record["metric"].endswith("/s")
+
+            def rel(ours, other):
+                if not (ours and other):
                     return None
-                return ratio(sf["value"], other["value"]) if higher_better else ratio(other["value"], sf["value"])
-            vr, vh = rel(rk), rel(hm)
-            lines.append(f"| {case} | {(sf or rk or hm)['metric']} | {cell(sf)} | {cell(rk)} | {cell(hm)} | "
-                         f"{'-' if vr is None else f'{vr:.2f}x'} | {'-' if vh is None else f'{vh:.2f}x'} |")
-            if vr is not None and vh is not None and higher_better:
-                chart_rows.append((f"{suite}: {case}", vr, vh))
+                return ratio(ours["value"], other["value"]) if higher_better else ratio(other["value"], ours["value"])
+
+            def fmt(x):
+                return "-" if x is None else f"{x:.2f}x"
+            if with_operators:
+                lines.append(f"| {case} | {any_record['metric']} | {cell(ops)} | {cell(sf)} | {cell(rk)} | {cell(hm)} | "
+                             f"{fmt(rel(ops, rk))} | {fmt(rel(ops, hm))} | {fmt(rel(sf, rk))} |")
+            else:
+                lines.append(f"| {case} | {any_record['metric']} | {cell(sf)} | {cell(rk)} | {cell(hm)} | "
+                             f"{fmt(rel(sf, rk))} | {fmt(rel(sf, hm))} |")
+            for label, ours in (("", sf), (" (operators)", ops)):
+                vr, vh = rel(ours, rk), rel(ours, hm)
+                if vr is not None and vh is not None and higher_better:
+                    chart_rows.append((f"{suite}: {case}{label}", vr, vh))
         lines.append("")
     lines += materializer_comparison(table)
     lines += ["A ratio above 1 means StreamFusion is better: more throughput, or fewer milliseconds",

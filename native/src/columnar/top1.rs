@@ -268,6 +268,8 @@ impl Top1Ranker {
         if entries.is_empty() {
             return Ok(());
         }
+        // In key order the memtable's skip list reuses its insert position from one key to the next.
+        entries.sort_unstable_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
         self.column_family.put_all(entries.iter().map(|&(key, value, end)| (&buffer[key..value], &buffer[value..end])))
     }
 }
@@ -356,6 +358,45 @@ fn batch_columns(batch: &StructArray) -> Result<(&BinaryArray, &BinaryArray)> {
             .ok_or_else(|| NativeError::Internal(format!("a Top-1 batch needs a non-null binary column '{name}'")))
     };
     Ok((column("key")?, column("row")?))
+}
+
+#[cfg(test)]
+mod tests_support {
+    use super::*;
+    use crate::columnar::binary_row::tests::RowBuilder;
+    use crate::columnar::sort_key::{FieldType, SortField};
+    use crate::store::tests::test_config;
+    use crate::store::KeyedStore;
+    use crate::test_support::TempDir;
+
+    /// A ranker of rows `(k BIGINT, v BIGINT)` by `v DESC`, keyed by `k`.
+    pub(super) fn ranker_for(dir: &TempDir, cache_bytes: usize) -> Top1Ranker {
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column_family = StateColumnFamily::open(&store, "Top1-Rank-State").unwrap();
+        let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
+        let config = Top1Config {
+            arity: 2,
+            sort_key: SortKey::new(vec![sort], 2).unwrap(),
+            ttl_millis: None,
+            return_replaced: true,
+            layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
+        };
+        Top1Ranker::new(column_family, config, cache_bytes, None)
+    }
+
+    pub(super) fn batch_of(rows: &[(i64, i64)]) -> StructArray {
+        let keys: Vec<Vec<u8>> = rows.iter().map(|&(k, _)| RowBuilder::new(1).long(0, k).build()).collect();
+        let values: Vec<Vec<u8>> = rows.iter().map(|&(k, v)| RowBuilder::new(2).long(0, k).long(1, v).build()).collect();
+        let DataType::Struct(fields) = batch_type() else { unreachable!() };
+        StructArray::new(
+            fields,
+            vec![
+                Arc::new(BinaryArray::from_iter_values(keys.iter())),
+                Arc::new(BinaryArray::from_iter_values(values.iter())),
+            ],
+            None,
+        )
+    }
 }
 
 #[cfg(test)]
@@ -489,5 +530,39 @@ mod tests {
         ranker.column_family.put(&state_key, &[0, 0, 0, 99, 1, 2]).unwrap();
         let err = ranker.rank(&batch(&[(1, 5)]), 0).err().unwrap();
         assert!(matches!(err, NativeError::CorruptState(_)), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod throughput {
+    use super::tests_support::*;
+
+    /// `cargo test --release -- --ignored --nocapture top1_throughput`: rows per second of the kernel
+    /// alone, improving and rejected arrivals over 65,536 keys.
+    #[test]
+    #[ignore]
+    fn top1_throughput() {
+        for improving in [true, false] {
+            let dir = crate::test_support::TempDir::new();
+            let mut ranker = ranker_for(&dir, 32 << 20);
+            let keys = 65_536i64;
+            let batches = 400;
+            let start = std::time::Instant::now();
+            for b in 0..batches {
+                let rows: Vec<(i64, i64)> = (0..4096)
+                    .map(|i| {
+                        let n = b * 4096 + i;
+                        (n % keys, if improving { n } else { -n })
+                    })
+                    .collect();
+                ranker.rank(&batch_of(&rows), 0).unwrap();
+            }
+            let elapsed = start.elapsed().as_secs_f64();
+            let (hits, misses) = ranker.cache_stats();
+            println!(
+                "improving={improving}: {:.0} rows/s, cache hits {hits} misses {misses}",
+                (batches * 4096) as f64 / elapsed
+            );
+        }
     }
 }

@@ -46,6 +46,18 @@ class DocsMatchCodeTest {
     }
 
     @Test
+    void configurationPageDocumentsEveryOperatorOptionWithItsDefault() throws Exception {
+        // The operators module ships in the plugin jar, so it is on this module's test class path.
+        Class<?> operatorOptions = Class.forName("io.streamfusion.operators.OperatorOptions");
+        assertEquals(
+                java.util.List.of(),
+                DocumentedOptions.problems(
+                        DocumentedOptions.docsPage("configuration.md"),
+                        operatorOptions,
+                        (String) operatorOptions.getField("PREFIX").get(null)));
+    }
+
+    @Test
     void metricsPageListsExactlyTheRegisteredGauges() throws Exception {
         Map<String, Metric> metrics = new HashMap<>();
         MockEnvironment env = TestKeyedBackends.environment();
