@@ -1,0 +1,87 @@
+package io.streamfusion.operators.batch;
+
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.writer.BinaryRowWriter;
+
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A batch holds the rows' and keys' bytes as Arrow binary columns, within its bounds, and leaks
+ * nothing.
+ */
+class RowBatchTest {
+
+    private static BinaryRowData row(long value) {
+        BinaryRowData row = new BinaryRowData(1);
+        BinaryRowWriter writer = new BinaryRowWriter(row);
+        writer.writeLong(0, value);
+        writer.complete();
+        return row;
+    }
+
+    private static byte[] bytes(BinaryRowData row) {
+        return Arrays.copyOfRange(
+                row.getSegments()[0].getArray(),
+                row.getOffset(),
+                row.getOffset() + row.getSizeInBytes());
+    }
+
+    @Test
+    void exportsKeysAndRowsAndKeepsTimestamps() {
+        try (BufferAllocator allocator = BatchAllocators.forOperator("test", 1 << 20);
+                RowBatch batch = new RowBatch(allocator, 8, 1 << 19)) {
+            for (int round = 0; round < 2; round++) {
+                batch.add(row(10), row(1), new StreamRecord<>(row(10), 77));
+                batch.add(row(20), row(2), new StreamRecord<RowData>(row(20)));
+                assertEquals(2, batch.size());
+                assertTrue(
+                        batch.hasTimestamp(0)
+                                && batch.timestamp(0) == 77
+                                && !batch.hasTimestamp(1));
+                try (ArrowArray array = ArrowArray.allocateNew(allocator);
+                        org.apache.arrow.c.ArrowSchema schema =
+                                org.apache.arrow.c.ArrowSchema.allocateNew(allocator)) {
+                    batch.exportTo(array);
+                    batch.exportSchema(schema);
+                    try (StructVector imported =
+                            (StructVector) Data.importVector(allocator, array, schema, null)) {
+                        VarBinaryVector keys = (VarBinaryVector) imported.getChild("key");
+                        VarBinaryVector rows = (VarBinaryVector) imported.getChild("row");
+                        assertArrayEquals(bytes(row(1)), keys.get(0));
+                        assertArrayEquals(bytes(row(20)), rows.get(1));
+                    }
+                }
+                batch.clear();
+                assertTrue(batch.isEmpty());
+            }
+        }
+        assertEquals(0, BatchAllocators.allocatedBytes(), "every buffer released");
+    }
+
+    @Test
+    void aBatchIsFullAtItsRowsOrItsBytes() {
+        try (BufferAllocator allocator = BatchAllocators.forOperator("test", 1 << 20);
+                RowBatch batch = new RowBatch(allocator, 2, 40)) {
+            assertTrue(batch.fits(1_000), "an empty batch takes any row");
+            batch.add(row(1), row(1), new StreamRecord<RowData>(row(1)));
+            assertFalse(batch.fits(17), "32 bytes held, 40 at most");
+            assertTrue(batch.fits(8));
+            batch.add(row(2), row(2), new StreamRecord<RowData>(row(2)));
+            assertFalse(batch.fits(0), "two rows at most");
+        }
+    }
+}
