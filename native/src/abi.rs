@@ -5,7 +5,6 @@
 //! caught before any state is touched. Bump [`ABI_VERSION`] whenever a JNI signature or the
 //! encoding of a batch changes.
 
-use crate::columnar::sort_key::FieldType;
 use crate::columnar::top1::{FIRST, REJECTED, REPLACED};
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
@@ -21,7 +20,8 @@ pub mod ttl_layout {
     pub const VARIABLE_ELEMENT_LIST: i32 = 4;
 }
 
-/// `BinaryFieldType` names, by code (the Java enum's ordinals); see [`FieldType::from_code`].
+/// `BinaryFieldType` names, by code (the Java enum's ordinals); see
+/// [`FieldType::from_code`](crate::columnar::sort_key::FieldType::from_code).
 pub const FIELD_TYPE_NAMES: [&str; 12] = [
     "boolean",
     "tinyint",
@@ -67,6 +67,7 @@ pub fn check_java_abi(java_descriptor: &str) -> Result<(), crate::NativeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::columnar::sort_key::FieldType;
 
     #[test]
     fn field_type_names_follow_the_codes() {

@@ -370,23 +370,31 @@ mod tests_support {
     use crate::test_support::TempDir;
 
     /// A ranker of rows `(k BIGINT, v BIGINT)` by `v DESC`, keyed by `k`.
-    pub(super) fn ranker_for(dir: &TempDir, cache_bytes: usize) -> Top1Ranker {
+    pub(super) fn ranker_for(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>) -> Top1Ranker {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let column_family = StateColumnFamily::open(&store, "Top1-Rank-State").unwrap();
         let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
         let config = Top1Config {
             arity: 2,
             sort_key: SortKey::new(vec![sort], 2).unwrap(),
-            ttl_millis: None,
+            ttl_millis,
             return_replaced: true,
             layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
         };
         Top1Ranker::new(column_family, config, cache_bytes, None)
     }
 
+    pub(super) fn key(k: i64) -> Vec<u8> {
+        RowBuilder::new(1).long(0, k).build()
+    }
+
+    pub(super) fn row(k: i64, v: i64) -> Vec<u8> {
+        RowBuilder::new(2).long(0, k).long(1, v).build()
+    }
+
     pub(super) fn batch_of(rows: &[(i64, i64)]) -> StructArray {
-        let keys: Vec<Vec<u8>> = rows.iter().map(|&(k, _)| RowBuilder::new(1).long(0, k).build()).collect();
-        let values: Vec<Vec<u8>> = rows.iter().map(|&(k, v)| RowBuilder::new(2).long(0, k).long(1, v).build()).collect();
+        let keys: Vec<Vec<u8>> = rows.iter().map(|&(k, _)| key(k)).collect();
+        let values: Vec<Vec<u8>> = rows.iter().map(|&(k, v)| row(k, v)).collect();
         let DataType::Struct(fields) = batch_type() else { unreachable!() };
         StructArray::new(
             fields,
@@ -401,52 +409,9 @@ mod tests_support {
 
 #[cfg(test)]
 mod tests {
+    use super::tests_support::{batch_of as batch, key, ranker_for as ranker, row};
     use super::*;
-    use crate::columnar::binary_row::tests::RowBuilder;
-    use crate::columnar::sort_key::{FieldType, SortField};
-    use crate::store::tests::test_config;
-    use crate::store::KeyedStore;
     use crate::test_support::TempDir;
-
-    /// Rows `(k BIGINT, v BIGINT)`, ranked by `v DESC`, keyed by `k`.
-    fn ranker(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>) -> Top1Ranker {
-        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let column_family = StateColumnFamily::open(&store, "Top1-Rank-State").unwrap();
-        let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
-        let config = Top1Config {
-            arity: 2,
-            sort_key: SortKey::new(vec![sort], 2).unwrap(),
-            ttl_millis,
-            return_replaced: true,
-            layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
-        };
-        Top1Ranker::new(column_family, config, cache_bytes, None)
-    }
-
-    fn key(k: i64) -> Vec<u8> {
-        RowBuilder::new(1).long(0, k).build()
-    }
-
-    fn row(k: i64, v: i64) -> Vec<u8> {
-        RowBuilder::new(2).long(0, k).long(1, v).build()
-    }
-
-    fn batch(rows: &[(i64, i64)]) -> StructArray {
-        let keys: Vec<Vec<u8>> = rows.iter().map(|&(k, _)| key(k)).collect();
-        let values: Vec<Vec<u8>> = rows.iter().map(|&(k, v)| row(k, v)).collect();
-        let fields = match batch_type() {
-            DataType::Struct(fields) => fields,
-            _ => unreachable!(),
-        };
-        StructArray::new(
-            fields,
-            vec![
-                Arc::new(BinaryArray::from_iter_values(keys.iter())),
-                Arc::new(BinaryArray::from_iter_values(values.iter())),
-            ],
-            None,
-        )
-    }
 
     fn decisions(result: &StructArray) -> Vec<(i8, i32, Option<Vec<u8>>)> {
         let decision = result.column(0).as_any().downcast_ref::<Int8Array>().unwrap();
@@ -544,7 +509,7 @@ mod throughput {
     fn top1_throughput() {
         for improving in [true, false] {
             let dir = crate::test_support::TempDir::new();
-            let mut ranker = ranker_for(&dir, 32 << 20);
+            let mut ranker = ranker_for(&dir, 32 << 20, None);
             let keys = 65_536i64;
             let batches = 400;
             let start = std::time::Instant::now();

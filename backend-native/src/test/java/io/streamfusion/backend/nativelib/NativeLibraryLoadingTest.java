@@ -1,5 +1,7 @@
 package io.streamfusion.backend.nativelib;
 
+import io.streamfusion.api.columnar.BinaryFieldType;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,10 +45,12 @@ class NativeLibraryLoadingTest {
 
     /** A loader that sees our classes (and maybe the library) but nothing of the test's loader. */
     private static URLClassLoader isolatedLoader(boolean withLibrary) throws Exception {
+        // The plugin jar holds backend-api too: the ABI descriptor names its codes.
+        URL api = BinaryFieldType.class.getProtectionDomain().getCodeSource().getLocation();
         URL[] urls =
                 withLibrary
-                        ? new URL[] {classesRoot(), nativeLibraryRoot()}
-                        : new URL[] {classesRoot()};
+                        ? new URL[] {classesRoot(), api, nativeLibraryRoot()}
+                        : new URL[] {classesRoot(), api};
         return new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
     }
 
