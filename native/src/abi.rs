@@ -8,7 +8,7 @@
 use crate::columnar::top1::{FIRST, REJECTED, REPLACED};
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 4;
+pub const ABI_VERSION: i32 = 5;
 
 /// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
 pub mod ttl_layout {

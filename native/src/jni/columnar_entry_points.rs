@@ -7,8 +7,8 @@
 use arrow::array::{Array, StructArray};
 use arrow::datatypes::DataType;
 use arrow::ffi::{from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
-use jni::objects::{JClass, JIntArray};
-use jni::sys::{jboolean, jint, jlong, jlongArray, JNI_TRUE};
+use jni::objects::{GlobalRef, JByteBuffer, JClass, JIntArray};
+use jni::sys::{jboolean, jint, jlong, JNI_TRUE};
 use jni::JNIEnv;
 
 use super::guard::{call, CallResult};
@@ -20,6 +20,30 @@ use crate::error::NativeError;
 
 /// Ints per sort field in `openTop1Ranker`'s array: position, type code, ascending, nulls last.
 const SORT_FIELD_INTS: usize = 4;
+
+/// Longs in a ranker's statistics block: cache hits, cache misses, reserved bytes.
+const STATS_LONGS: usize = 3;
+
+/// A ranker and the Java direct buffer it reports its statistics in after every batch, so that
+/// metric threads read them without calling into the library (and never race a batch or a close).
+pub(super) struct RankerWithStats {
+    ranker: Top1Ranker,
+    stats: *mut u64,
+    // Keeps the buffer, and so `stats`, alive for as long as the ranker.
+    _stats_buffer: GlobalRef,
+}
+
+impl RankerWithStats {
+    fn publish_stats(&self) {
+        let (hits, misses) = self.ranker.cache_stats();
+        let values = [hits, misses, self.ranker.reserved_bytes() as u64];
+        for (i, value) in values.into_iter().enumerate() {
+            // SAFETY: `stats` points at STATS_LONGS aligned longs of a direct buffer this struct keeps
+            // alive; readers on other threads only need each long whole, which aligned stores give.
+            unsafe { std::ptr::write_volatile(self.stats.add(i), value) };
+        }
+    }
+}
 
 fn pointer<T>(address: jlong, what: &str) -> Result<*mut T, NativeError> {
     if address == 0 || !(address as usize).is_multiple_of(std::mem::align_of::<T>()) {
@@ -73,7 +97,8 @@ fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<So
 
 /// Opens a ranker over the state in `column_family`, reserving its cache and the operator's
 /// batch memory from the slot budget: both if the slot can spare them, else only the batches (and
-/// no cache), else nothing. `ttl_millis` of 0 or less means no TTL.
+/// no cache), else nothing. `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct
+/// buffer of three native-order longs the ranker keeps its statistics in.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openTop1Ranker(
@@ -91,9 +116,14 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     first_key_group: jint,
     last_key_group: jint,
     batch_schema: jlong,
+    stats_buffer: JByteBuffer,
 ) -> jlong {
     call(&mut env, 0, |env| {
         check_schema(batch_schema, &top1::batch_type())?;
+        let stats = env.get_direct_buffer_address(&stats_buffer)?;
+        if env.get_direct_buffer_capacity(&stats_buffer)? < STATS_LONGS * 8 || !(stats as usize).is_multiple_of(8) {
+            return Err(NativeError::Internal("a ranker's statistics need 24 aligned bytes".into()).into());
+        }
         let column_family = unsafe { borrow::<ColumnFamilyHandle>(column_family)? }.clone();
         let arity = usize::try_from(arity).map_err(|_| NativeError::Internal(format!("row arity {arity}")))?;
         let non_negative =
@@ -117,7 +147,13 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             Some(reservation) => (Some(reservation), cache),
             None => (memory.reserve(batches), 0),
         };
-        Ok(into_handle::<Top1RankerHandle>(Top1Ranker::new(column_family, config, cache, reservation)))
+        let ranker = RankerWithStats {
+            ranker: Top1Ranker::new(column_family, config, cache, reservation),
+            stats: stats as *mut u64,
+            _stats_buffer: env.new_global_ref(&stats_buffer)?,
+        };
+        ranker.publish_stats();
+        Ok(into_handle::<Top1RankerHandle>(ranker))
     })
 }
 
@@ -141,7 +177,8 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rank
         // SAFETY: the data type is the batch type checked against Java's schema at open.
         let data = unsafe { from_ffi_and_data_type(array, top1::batch_type())? };
         data.validate_full()?;
-        let result = ranker.rank(&StructArray::from(data), now_millis)?;
+        let result = ranker.ranker.rank(&StructArray::from(data), now_millis)?;
+        ranker.publish_stats();
         let data = result.to_data();
         let schema = FFI_ArrowSchema::try_from(data.data_type())?;
         let (array_out, schema_out) = (
@@ -155,23 +192,6 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rank
             std::ptr::write(schema_out, schema);
         }
         Ok(())
-    })
-}
-
-/// `[cache hits, cache misses, reserved bytes]`.
-#[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_top1RankerStats(
-    mut env: JNIEnv,
-    _class: JClass,
-    ranker: jlong,
-) -> jlongArray {
-    call(&mut env, std::ptr::null_mut(), |env| {
-        let ranker = unsafe { borrow::<Top1RankerHandle>(ranker)? };
-        let (hits, misses) = ranker.cache_stats();
-        let stats = [hits as jlong, misses as jlong, ranker.reserved_bytes() as jlong];
-        let array = env.new_long_array(stats.len() as i32)?;
-        env.set_long_array_region(&array, 0, &stats)?;
-        Ok(array.into_raw())
     })
 }
 

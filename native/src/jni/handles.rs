@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use jni::sys::jlong;
 
-use crate::columnar::top1::Top1Ranker;
 use crate::error::NativeError;
 use crate::memory::SlotMemory;
 use crate::scan::KeyGroupScan;
@@ -19,8 +18,8 @@ pub(super) type StoreHandle = Arc<KeyedStore>;
 pub(super) type ColumnFamilyHandle = StateColumnFamily;
 /// `NativeKeyGroupScan`: a point-in-time scan in key-group order.
 pub(super) type ScanHandle = KeyGroupScan;
-/// `NativeTop1Ranker`: one Top-1 operator instance's ranker.
-pub(super) type Top1RankerHandle = Top1Ranker;
+/// `NativeTop1Ranker`: one Top-1 operator instance's ranker, with its statistics block.
+pub(super) type Top1RankerHandle = super::columnar_entry_points::RankerWithStats;
 
 /// Moves `value` to the heap and returns its address as a handle.
 pub(super) fn into_handle<T>(value: T) -> jlong {

@@ -40,10 +40,16 @@ public interface Top1Ranker extends AutoCloseable {
      */
     void rank(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
 
-    /** Lookups the ranker's cache answered since it was opened. */
+    /**
+     * Lookups the ranker's cache answered since it was opened, as of its last batch. Safe to call
+     * from any thread, also after {@link #close()}: metric reporters call it.
+     */
     long cacheHits();
 
-    /** Lookups that went to the state since it was opened. */
+    /**
+     * Lookups that went to the state since it was opened; safe from any thread, like {@link
+     * #cacheHits()}.
+     */
     long cacheMisses();
 
     /** Bytes of the slot budget this ranker reserved (cache and batches). */

@@ -31,17 +31,17 @@ final class StreamFusionTop1Ranker implements Top1Ranker {
 
     @Override
     public long cacheHits() {
-        return ranker.stats()[0];
+        return ranker.cacheHits();
     }
 
     @Override
     public long cacheMisses() {
-        return ranker.stats()[1];
+        return ranker.cacheMisses();
     }
 
     @Override
     public long reservedBytes() {
-        return ranker.stats()[2];
+        return ranker.reservedBytes();
     }
 
     @Override

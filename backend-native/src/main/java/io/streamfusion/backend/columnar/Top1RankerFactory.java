@@ -44,7 +44,7 @@ public final class Top1RankerFactory {
                         keyGroupRange.getStartKeyGroup(),
                         keyGroupRange.getEndKeyGroup(),
                         batchSchemaAddress);
-        long reserved = ranker.stats()[2];
+        long reserved = ranker.reservedBytes();
         long wanted = spec.cacheBytes() + spec.batchMemoryBytes();
         if (reserved < wanted) {
             LOG.warn(

@@ -14,7 +14,7 @@ import java.util.Locale;
 final class NativeAbi {
 
     /** Bump with native/src/abi.rs whenever a JNI signature or a batch encoding changes. */
-    static final int VERSION = 4;
+    static final int VERSION = 5;
 
     private NativeAbi() {}
 

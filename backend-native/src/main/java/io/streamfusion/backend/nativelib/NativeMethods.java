@@ -1,5 +1,7 @@
 package io.streamfusion.backend.nativelib;
 
+import java.nio.ByteBuffer;
+
 /**
  * The {@code native} methods of the Rust library, one per JNI entry point in
  * native/src/jni/entry_points.rs. Nothing outside this package calls them: the handle classes
@@ -98,7 +100,8 @@ final class NativeMethods {
             int maxParallelism,
             int firstKeyGroup,
             int lastKeyGroup,
-            long batchSchemaAddress);
+            long batchSchemaAddress,
+            ByteBuffer statsBuffer);
 
     static native void rankTop1Batch(
             long ranker,
@@ -106,8 +109,6 @@ final class NativeMethods {
             long resultArrayAddress,
             long resultSchemaAddress,
             long nowMillis);
-
-    static native long[] top1RankerStats(long ranker);
 
     static native void closeTop1Ranker(long ranker);
 }

@@ -3,6 +3,9 @@ package io.streamfusion.backend.nativelib;
 import io.streamfusion.api.columnar.SortField;
 import io.streamfusion.api.columnar.Top1RankerSpec;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 /**
  * The native Top-1 ranker of one operator instance (native/src/columnar/top1.rs), over the column
  * family of its winner state. It holds its own reference to the store, and its share of the slot
@@ -10,8 +13,15 @@ import io.streamfusion.api.columnar.Top1RankerSpec;
  */
 public final class NativeTop1Ranker extends NativeHandle {
 
-    private NativeTop1Ranker(long handle, String stateName) {
+    /**
+     * Cache hits, cache misses and reserved bytes, written by the native ranker after each batch:
+     * metric threads read them here, never calling into the library.
+     */
+    private final ByteBuffer stats;
+
+    private NativeTop1Ranker(long handle, String stateName, ByteBuffer stats) {
         super(handle, "StreamFusion Top-1 ranker of state '" + stateName + "'");
+        this.stats = stats;
     }
 
     /**
@@ -37,6 +47,7 @@ public final class NativeTop1Ranker extends NativeHandle {
             fields[at++] = field.ascending() ? 1 : 0;
             fields[at++] = field.nullsLast() ? 1 : 0;
         }
+        ByteBuffer stats = ByteBuffer.allocateDirect(3 * Long.BYTES).order(ByteOrder.nativeOrder());
         long handle =
                 NativeMethods.openTop1Ranker(
                         columnFamily.handle(),
@@ -50,8 +61,9 @@ public final class NativeTop1Ranker extends NativeHandle {
                         maxParallelism,
                         firstKeyGroup,
                         lastKeyGroup,
-                        batchSchemaAddress);
-        return new NativeTop1Ranker(handle, columnFamily.stateName());
+                        batchSchemaAddress,
+                        stats);
+        return new NativeTop1Ranker(handle, columnFamily.stateName(), stats);
     }
 
     /** Ranks one exported batch into the given empty result structs (see {@code Top1Ranker}). */
@@ -61,9 +73,19 @@ public final class NativeTop1Ranker extends NativeHandle {
                 handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
     }
 
-    /** {@code [cache hits, cache misses, reserved bytes]}. */
-    public long[] stats() {
-        return NativeMethods.top1RankerStats(handle());
+    /** Cache hits since the ranker opened, as of its last batch; readable from any thread. */
+    public long cacheHits() {
+        return stats.getLong(0);
+    }
+
+    /** Cache misses since the ranker opened, as of its last batch; readable from any thread. */
+    public long cacheMisses() {
+        return stats.getLong(Long.BYTES);
+    }
+
+    /** Bytes of the slot budget the ranker reserved. */
+    public long reservedBytes() {
+        return stats.getLong(2 * Long.BYTES);
     }
 
     @Override

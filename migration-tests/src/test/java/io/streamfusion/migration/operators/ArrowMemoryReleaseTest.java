@@ -1,22 +1,9 @@
 package io.streamfusion.migration.operators;
 
-import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.operators.OperatorOptions;
-import io.streamfusion.operators.StreamFusionOperators;
 import io.streamfusion.operators.batch.BatchAllocators;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 
@@ -27,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 
@@ -43,21 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ArrowMemoryReleaseTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .setConfiguration(clusterConfig())
-                            .build());
+    static final MiniClusterExtension CLUSTER = OperatorTestClusters.oneTaskManager(2, "512m");
 
     @TempDir Path dir;
-
-    private static Configuration clusterConfig() {
-        Configuration config = new Configuration();
-        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("512m"));
-        return config;
-    }
 
     @Test
     void aCancelledJobReleasesTheBatchItHeld() throws Exception {
@@ -94,39 +70,12 @@ class ArrowMemoryReleaseTest {
         for (int i = 0; i < 5_000; i++) {
             rows.add(Row.of(i % 97, (long) i));
         }
-        ScriptedRows.register(run, rows);
-        ScriptedRows.openUntil(run, openRows);
-        Configuration config = new Configuration();
-        config.set(StateBackendOptions.STATE_BACKEND, "streamfusion");
-        config.setString(
-                StreamFusionOptions.LOCAL_DIRECTORIES.key(), dir.resolve("work").toString());
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(1);
-        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        tables.getConfig().set(OperatorOptions.ENABLED, true);
-        tables.getConfig().getConfiguration().setString(optionKey, optionValue);
-        StreamFusionOperators.install(tables);
-        DataGeneratorSource<Row> source =
-                new DataGeneratorSource<>(
-                        new ScriptedRows.Generator(run),
-                        rows.size(),
-                        new ScriptedRows.Gate(run),
-                        Types.ROW_NAMED(new String[] {"k", "v"}, Types.INT, Types.LONG));
-        tables.createTemporaryView(
-                "src", env.fromSource(source, WatermarkStrategy.noWatermarks(), "rows"));
-        tables.executeSql(
-                "CREATE TEMPORARY TABLE sink (k INT, v BIGINT) WITH ('connector' = '"
-                        + CollectingSinkFactory.IDENTIFIER
-                        + "', 'output' = '"
-                        + run
-                        + "', 'fail-after' = '"
-                        + sinkFailsAfter
-                        + "')");
-        return tables.executeSql(
-                        "INSERT INTO sink SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v"
-                                + " ASC) AS rn FROM src) WHERE rn = 1")
-                .getJobClient()
-                .orElseThrow();
+        return ScriptedTop1Job.submit(
+                dir.resolve("work"),
+                run,
+                rows,
+                openRows,
+                sinkFailsAfter,
+                Map.of(optionKey, optionValue));
     }
 }

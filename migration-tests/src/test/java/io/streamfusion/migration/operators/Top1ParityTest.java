@@ -9,12 +9,8 @@ import io.streamfusion.operators.StreamFusionOperators;
 import io.streamfusion.operators.substitution.SubstitutionOutcome;
 import io.streamfusion.operators.substitution.SubstitutionReport;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
@@ -43,23 +39,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class Top1ParityTest {
 
+    // 256 MiB of state memory per slot: room for the operator's cache and batches.
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .setConfiguration(clusterConfig())
-                            .build());
+    static final MiniClusterExtension CLUSTER = OperatorTestClusters.oneTaskManager(4, "1g");
 
     @TempDir Path dir;
-
-    private static Configuration clusterConfig() {
-        Configuration config = new Configuration();
-        // 256 MiB of state memory per slot: room for the operator's cache and batches.
-        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("1g"));
-        return config;
-    }
 
     static List<Shape> shapes() {
         return Top1Shapes.all();

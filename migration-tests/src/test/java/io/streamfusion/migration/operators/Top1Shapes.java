@@ -257,49 +257,63 @@ final class Top1Shapes {
     }
 
     private static ParityHarness.Shape rankProjected(String name, Map<String, String> options) {
-        return new ParityHarness.Shape(
+        return overBigints(
                 name,
-                columns(),
-                types(Types.LONG),
-                rows(Top1Shapes::longs),
-                "SELECT k, k2, v, p FROM scripted",
                 "k INT, v BIGINT, p INT, rn BIGINT",
                 false,
-                "INSERT INTO sink SELECT k, v, p, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v"
-                        + " DESC, p ASC) AS rn FROM src) WHERE rn = 1",
+                "SELECT k, v, p, rn",
+                "PARTITION BY k ORDER BY v DESC, p ASC",
                 options,
                 0);
     }
 
     private static ParityHarness.Shape upsert(String name) {
-        return new ParityHarness.Shape(
+        return overBigints(
                 name,
-                columns(),
-                types(Types.LONG),
-                rows(Top1Shapes::longs),
-                "SELECT k, k2, v, p FROM scripted",
                 "k INT, v BIGINT, p INT, PRIMARY KEY (k) NOT ENFORCED",
                 true,
-                "INSERT INTO sink SELECT k, v, p FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC)"
-                        + " AS rn FROM src) WHERE rn = 1",
+                "SELECT k, v, p",
+                "PARTITION BY k ORDER BY v DESC",
                 Map.of(),
                 0);
     }
 
     private static ParityHarness.Shape compositeKey(String name) {
+        return overBigints(
+                name,
+                "k INT, k2 STRING, v BIGINT, p INT",
+                false,
+                "SELECT k, k2, v, p",
+                "PARTITION BY k, k2 ORDER BY v DESC",
+                Map.of(),
+                0,
+                1);
+    }
+
+    /** A Top-1 over BIGINT values: {@code select} from the ranking over {@code window}. */
+    private static ParityHarness.Shape overBigints(
+            String name,
+            String sinkColumns,
+            boolean upsertSink,
+            String select,
+            String window,
+            Map<String, String> options,
+            int... keyColumns) {
         return new ParityHarness.Shape(
                 name,
                 columns(),
                 types(Types.LONG),
                 rows(Top1Shapes::longs),
                 "SELECT k, k2, v, p FROM scripted",
-                "k INT, k2 STRING, v BIGINT, p INT",
-                false,
-                "INSERT INTO sink SELECT k, k2, v, p FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, k2 ORDER BY"
-                        + " v DESC) AS rn FROM src) WHERE rn = 1",
-                Map.of(),
-                0,
-                1);
+                sinkColumns,
+                upsertSink,
+                "INSERT INTO sink "
+                        + select
+                        + " FROM (SELECT *, ROW_NUMBER() OVER ("
+                        + window
+                        + ") AS rn FROM src) WHERE rn = 1",
+                options,
+                keyColumns);
     }
 
     private static String[] columns() {

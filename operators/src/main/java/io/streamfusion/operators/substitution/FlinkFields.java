@@ -16,37 +16,39 @@ public final class FlinkFields {
     @SuppressWarnings("unchecked")
     public static <T> T read(Object target, Class<?> declaringClass, String name) {
         try {
-            Field field = declaringClass.getDeclaredField(name);
-            field.setAccessible(true);
-            return (T) field.get(target);
+            return (T) field(declaringClass, name).get(target);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new UnsupportedFlinkInternalsException(
-                    "cannot read "
-                            + declaringClass.getName()
-                            + "."
-                            + name
-                            + " ("
-                            + e
-                            + "); this StreamFusion build supports Flink 2.2.1");
+            throw unsupported("read", declaringClass, name, e);
         }
     }
 
     /** Sets field {@code name}, declared by {@code declaringClass}, of {@code target}. */
     public static void write(Object target, Class<?> declaringClass, String name, Object value) {
         try {
-            Field field = declaringClass.getDeclaredField(name);
-            field.setAccessible(true);
-            field.set(target, value);
+            field(declaringClass, name).set(target, value);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new UnsupportedFlinkInternalsException(
-                    "cannot set "
-                            + declaringClass.getName()
-                            + "."
-                            + name
-                            + " ("
-                            + e
-                            + "); this StreamFusion build supports Flink 2.2.1");
+            throw unsupported("set", declaringClass, name, e);
         }
+    }
+
+    private static Field field(Class<?> declaringClass, String name) throws NoSuchFieldException {
+        Field field = declaringClass.getDeclaredField(name);
+        field.setAccessible(true);
+        return field;
+    }
+
+    private static UnsupportedFlinkInternalsException unsupported(
+            String action, Class<?> declaringClass, String name, Exception cause) {
+        return new UnsupportedFlinkInternalsException(
+                "cannot "
+                        + action
+                        + " "
+                        + declaringClass.getName()
+                        + "."
+                        + name
+                        + " ("
+                        + cause
+                        + "); this StreamFusion build supports Flink 2.2.1");
     }
 
     /** A Flink internal this build relies on is not what Flink 2.2.1 has. */
