@@ -17,7 +17,17 @@ fi
 export CARGO_TARGET_DIR="${STREAMFUSION_CARGO_TARGET_DIR:-$HOME/.cache/streamfusion/cargo-target}"
 mkdir -p "$CARGO_TARGET_DIR"
 
+# A cdylib's file name carries no hash, so two clones sharing the target directory write the same
+# release/deps/libstreamfusion.so, while each keeps its own fingerprint. Clone A, then clone B,
+# then clone A unchanged would pack B's library. The stamp names the clone that built the file.
+stamp="$CARGO_TARGET_DIR/release/libstreamfusion.so.built-from"
+if [[ -f "$stamp" && "$(cat "$stamp")" != "$here" ]]; then
+  echo "build-native.sh: the cached library was built from $(cat "$stamp"); rebuilding it from $here"
+  # A missing output makes cargo's fingerprint stale, so this rebuilds the crate and no dependency.
+  rm -f "$CARGO_TARGET_DIR/release/deps/libstreamfusion.so" "$CARGO_TARGET_DIR/release/libstreamfusion.so"
+fi
 cargo build --release --locked --manifest-path "$here/Cargo.toml"
+echo "$here" >"$stamp"
 
 mkdir -p "$out"
 cp -f "$CARGO_TARGET_DIR/release/libstreamfusion.so" "$out/libstreamfusion.so"
