@@ -4,6 +4,7 @@ import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeSlotMemory;
 import io.streamfusion.backend.snapshot.SnapshotTimings;
+import io.streamfusion.backend.state.SkippedCorruptEntries;
 
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -32,7 +33,8 @@ final class BackendMetrics {
             NativeSlotMemory slotMemory,
             @Nullable DecodedValueCache valueCache,
             List<NativeColumnFamily> columnFamilies,
-            SnapshotTimings timings) {
+            SnapshotTimings timings,
+            SkippedCorruptEntries skippedCorruptEntries) {
         MetricGroup group = operatorGroup.addGroup(GROUP);
         group.gauge("slotMemoryBudgetBytes", (Gauge<Long>) slotMemory::totalBytes);
         group.gauge("blockCacheUsageBytes", guarded(storeGuard, () -> slotMemory.cacheUsage()));
@@ -56,6 +58,7 @@ final class BackendMetrics {
                                 sum(
                                         columnFamilies,
                                         c -> c.intProperty("rocksdb.cur-size-all-mem-tables"))));
+        group.gauge("corruptEntriesSkipped", (Gauge<Long>) skippedCorruptEntries::count);
         group.gauge("lastCheckpointSyncMillis", (Gauge<Long>) timings::lastSyncMillis);
         group.gauge("lastCheckpointAsyncMillis", (Gauge<Long>) timings::lastAsyncMillis);
         // The decoded-value cache is the slot's; 0 capacity means disabled or refused.

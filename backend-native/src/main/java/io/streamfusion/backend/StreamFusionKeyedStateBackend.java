@@ -23,6 +23,7 @@ import io.streamfusion.backend.state.CandidateIndexMemo;
 import io.streamfusion.backend.state.ColumnFamilyKeys;
 import io.streamfusion.backend.state.KeyedStateContext;
 import io.streamfusion.backend.state.SerializedSnapshotTransformFactory;
+import io.streamfusion.backend.state.SkippedCorruptEntries;
 import io.streamfusion.backend.state.StateKinds;
 import io.streamfusion.backend.state.StateValueMigration;
 import io.streamfusion.backend.state.StreamFusionBatchValueState;
@@ -127,6 +128,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final int keyGroupPrefixBytes;
     private final LinkedHashMap<String, RegisteredColumnFamily> kvStateInformation;
     private final Map<String, State> createdKvStates = new HashMap<>();
+    private final SkippedCorruptEntries skippedCorruptEntries = new SkippedCorruptEntries();
     private final HeapPriorityQueuesManager heapPriorityQueuesManager;
 
     /** Null when timers live on the heap. */
@@ -230,7 +232,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 memory.getResourceHandle().nativeMemory(),
                 memory.getResourceHandle().valueCache(),
                 metricColumnFamilies,
-                checkpointSnapshotStrategy.timings());
+                checkpointSnapshotStrategy.timings(),
+                skippedCorruptEntries);
     }
 
     // ------------------------------------------------------------------------
@@ -275,6 +278,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         }
 
         @Override
+        public SkippedCorruptEntries skippedCorruptEntries() {
+            return skippedCorruptEntries;
+        }
+
+        @Override
         @Nullable
         public <V> StateValueCache<V> valueCacheFor(
                 String stateName, TypeSerializer<V> serializer) {
@@ -299,6 +307,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     @VisibleForTesting
     int getKeyGroupPrefixBytes() {
         return keyGroupPrefixBytes;
+    }
+
+    @VisibleForTesting
+    SkippedCorruptEntries skippedCorruptEntries() {
+        return skippedCorruptEntries;
     }
 
     /** The slot's decoded-value cache, or null; for tests. */

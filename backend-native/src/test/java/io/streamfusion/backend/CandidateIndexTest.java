@@ -3,6 +3,7 @@ package io.streamfusion.backend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.backend.nativelib.EntryBatchReader;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.state.StateCorruptionException;
 import io.streamfusion.backend.state.StreamFusionCandidateIndexState;
 
 import org.apache.flink.api.common.JobID;
@@ -34,13 +35,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -321,6 +325,78 @@ class CandidateIndexTest extends MockEnvironmentTestBase {
             assertOnlyTheYoungKeySurvivesAccessesToAnotherKey(
                     restored,
                     restored.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl));
+        } finally {
+            restored.dispose();
+        }
+    }
+
+    /** A stored counter: the map-value header and four longs. */
+    private static final int COUNTER_ENTRY_BYTES = 5 + 4 * Long.BYTES;
+
+    @Test
+    void aCorruptCounterFailsOnlyItsOwnKeyAndTheSweepStepsOverIt() throws Exception {
+        StateTtlConfig ttl = StateTtlConfig.newBuilder(Duration.ofMillis(100)).build();
+        KeyedStateHandle checkpoint;
+        StreamFusionKeyedStateBackend<Long> backend =
+                TestKeyedBackends.in(env, new File(dir, "corrupt"))
+                        .ttlTime(() -> 0)
+                        .build(LongSerializer.INSTANCE);
+        try {
+            CandidateIndexState<String> index =
+                    backend.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl);
+            for (long key = 0; key < 50; key++) {
+                backend.setCurrentKey(key);
+                index.append("v" + key);
+            }
+            checkpoint = firstCheckpoint(backend);
+        } finally {
+            backend.dispose();
+        }
+        // Restored, so no counter is in the memo and every one is read from its stored entry.
+        StreamFusionKeyedStateBackend<Long> restored =
+                TestKeyedBackends.in(env, new File(dir, "corrupt-restored"))
+                        .ttlTime(() -> 0)
+                        .restoring(List.of(checkpoint))
+                        .build(LongSerializer.INSTANCE);
+        try {
+            CandidateIndexState<String> index =
+                    restored.getCandidateIndexState("candidates", StringSerializer.INSTANCE, ttl);
+            NativeColumnFamily columnFamily = restored.nativeColumns().get("candidates");
+            EntryBatchReader entries =
+                    new EntryBatchReader(columnFamily.scanPrefix(new byte[0], null, 1 << 20));
+            byte[] damagedKey = null;
+            while (damagedKey == null && entries.advance()) {
+                if (entries.value().length == COUNTER_ENTRY_BYTES) {
+                    damagedKey = entries.key();
+                    // Cut by one byte: no longer the 4-long layout, and not the legacy 3-long one.
+                    columnFamily.put(
+                            damagedKey, Arrays.copyOf(entries.value(), COUNTER_ENTRY_BYTES - 1));
+                }
+            }
+            assertNotNull(damagedKey, "no stored counter found");
+
+            restored.setCurrentKey(1_000L);
+            for (int access = 0; access < 10; access++) {
+                index.count(); // 10 accesses of 5 keys each pass the 50 stored keys once
+            }
+            assertEquals(1, restored.skippedCorruptEntries().count());
+
+            List<Long> failing = new ArrayList<>();
+            for (long key = 0; key < 50; key++) {
+                restored.setCurrentKey(key);
+                try {
+                    assertEquals(1, index.count());
+                } catch (StateCorruptionException e) {
+                    failing.add(key);
+                    assertThat(e.getMessage())
+                            .contains(
+                                    "state 'candidates', key group "
+                                            + (damagedKey[0] & 0xFF)
+                                            + ": a candidate index counter of 36 bytes, expected 37")
+                            .contains("restore the job from an earlier checkpoint or a savepoint");
+                }
+            }
+            assertEquals(1, failing.size(), "keys whose operations failed: " + failing);
         } finally {
             restored.dispose();
         }

@@ -1,5 +1,9 @@
 package io.streamfusion.backend;
 
+import io.streamfusion.snapshot.format.NativeSnapshotMeta;
+import io.streamfusion.snapshot.format.NativeSnapshotMetaReader;
+import io.streamfusion.snapshot.format.NativeSnapshotMetaWriter;
+
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -17,6 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.util.List;
@@ -125,6 +131,42 @@ class CorruptSnapshotTest extends MockEnvironmentTestBase {
         File meta = fileOf(((IncrementalRemoteKeyedStateHandle) handle).getMetaDataStateHandle());
         truncate(meta);
         assertRestoreNamesFile(handle, meta, "is truncated");
+    }
+
+    @Test
+    void aHugeLengthInTheMetaHeaderIsTruncationNotAHeapError() throws Exception {
+        KeyedStateHandle handle = snapshot(false);
+        File meta = fileOf(((IncrementalRemoteKeyedStateHandle) handle).getMetaDataStateHandle());
+        try (RandomAccessFile raf = new RandomAccessFile(meta, "rw")) {
+            raf.seek(8); // magic, version, then the body length the checksum does not cover
+            raf.writeInt(0x0fffffff);
+        }
+        assertRestoreNamesFile(handle, meta, "is truncated: its header announces");
+    }
+
+    @Test
+    void aMetaOfAnotherCheckpointIsRefused() throws Exception {
+        KeyedStateHandle handle = snapshot(false);
+        File meta = fileOf(((IncrementalRemoteKeyedStateHandle) handle).getMetaDataStateHandle());
+        NativeSnapshotMeta written;
+        try (FileInputStream in = new FileInputStream(meta)) {
+            written =
+                    NativeSnapshotMetaReader.read(
+                            in, meta.length(), getClass().getClassLoader(), meta.getPath());
+        }
+        NativeSnapshotMeta other =
+                new NativeSnapshotMeta(
+                        written.checkpointId() + 1,
+                        written.backendIdentifier(),
+                        written.keyGroupRange(),
+                        written.keyGroupPrefixBytes(),
+                        written.keySerializerSnapshot(),
+                        written.stateMetaInfos(),
+                        written.files());
+        try (FileOutputStream out = new FileOutputStream(meta)) {
+            NativeSnapshotMetaWriter.write(other, out);
+        }
+        assertRestoreNamesFile(handle, meta, "describes checkpoint 2, so it belongs to another");
     }
 
     @Test

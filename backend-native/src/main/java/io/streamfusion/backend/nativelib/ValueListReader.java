@@ -1,8 +1,5 @@
 package io.streamfusion.backend.nativelib;
 
-import java.nio.ByteBuffer;
-import java.util.Arrays;
-
 /**
  * Decodes the answer of a native multi-get: one {@code [u32 length][value]} per key, with length
  * {@code 0xFFFFFFFF} for an absent key. The Rust twin is {@code batch::encode_optional_value}.
@@ -11,24 +8,23 @@ public final class ValueListReader {
 
     private static final int ABSENT = -1;
 
-    private final ByteBuffer buffer;
+    private final LengthPrefixedBuffer buffer;
 
     public ValueListReader(byte[] values) {
-        this.buffer = ByteBuffer.wrap(values);
+        this.buffer = new LengthPrefixedBuffer(values, "multi-get answer");
     }
 
     public boolean hasNext() {
         return buffer.hasRemaining();
     }
 
-    /** The next value, or null if that key was absent. */
+    /**
+     * The next value, or null if that key was absent.
+     *
+     * @throws NativeStateException if the answer is cut off or a length runs past its end
+     */
     public byte[] next() {
-        int length = buffer.getInt();
-        if (length == ABSENT) {
-            return null;
-        }
-        int start = buffer.position();
-        buffer.position(start + length);
-        return Arrays.copyOfRange(buffer.array(), start, start + length);
+        int length = buffer.takeInt("value length");
+        return length == ABSENT ? null : buffer.take(length, "value");
     }
 }

@@ -166,12 +166,16 @@ public final class NativeRestoreOperation<K> {
                         in -> {
                             try {
                                 return NativeSnapshotMetaReader.read(
-                                        in, userCodeClassLoader, source);
+                                        in,
+                                        handle.getMetaDataStateHandle().getStateSize(),
+                                        userCodeClassLoader,
+                                        source);
                             } catch (SnapshotFormatException e) {
                                 throw new IOException(
                                         e.getMessage() + " " + SnapshotFileNames.WHAT_TO_DO, e);
                             }
                         });
+        checkMetaMatchesHandle(meta, handle, source);
         if (meta.keyGroupPrefixBytes() != keyGroupPrefixBytes) {
             throw new IOException(
                     "The "
@@ -185,6 +189,37 @@ public final class NativeRestoreOperation<K> {
         }
         checkKeySerializer(meta.keySerializerSnapshot());
         return meta;
+    }
+
+    /**
+     * The handle comes from the checkpoint's metadata, the meta document from the snapshot
+     * directory; a meta that describes another snapshot means files were mixed up or overwritten.
+     */
+    private static void checkMetaMatchesHandle(
+            NativeSnapshotMeta meta, IncrementalRemoteKeyedStateHandle handle, String source)
+            throws IOException {
+        String mismatch = null;
+        if (meta.checkpointId() != handle.getCheckpointId()) {
+            mismatch = "checkpoint " + meta.checkpointId();
+        } else if (!meta.backendIdentifier().equals(handle.getBackendIdentifier())) {
+            mismatch =
+                    "backend "
+                            + meta.backendIdentifier()
+                            + ", not "
+                            + handle.getBackendIdentifier();
+        } else if (!meta.keyGroupRange().equals(handle.getKeyGroupRange())) {
+            mismatch = "key groups " + meta.keyGroupRange() + ", not " + handle.getKeyGroupRange();
+        }
+        if (mismatch != null) {
+            throw new IOException(
+                    "The "
+                            + source
+                            + " describes "
+                            + mismatch
+                            + ", so it belongs to another snapshot: its files were mixed up or"
+                            + " overwritten. "
+                            + SnapshotFileNames.WHAT_TO_DO);
+        }
     }
 
     @SuppressWarnings("unchecked")

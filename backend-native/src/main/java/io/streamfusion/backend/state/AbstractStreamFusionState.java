@@ -114,7 +114,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         if (bytes == null) {
             return null;
         }
-        V value = deserializeValue(bytes);
+        V value = decodeStored(key, bytes, this::deserializeValue);
         if (cache == null) {
             return value;
         }
@@ -201,6 +201,29 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     protected final byte[] serializeValue(V value) {
         return serialize(value, valueSerializer);
+    }
+
+    /** Decodes stored bytes with a serializer. */
+    @FunctionalInterface
+    protected interface StoredBytesDecoder<T> {
+        T decode(byte[] stored) throws IOException;
+    }
+
+    /**
+     * Decodes the bytes stored under {@code key}; bytes the serializer cannot decode fail with a
+     * {@link StateCorruptionException} that names the state and the key group. An {@link
+     * OutOfMemoryError} there is a damaged length the serializer sized an array by, not an
+     * exhausted heap: the array was refused, nothing was allocated.
+     */
+    protected final <T> T decodeStored(byte[] key, byte[] stored, StoredBytesDecoder<T> decoder) {
+        try {
+            return decoder.decode(stored);
+        } catch (StateCorruptionException e) {
+            throw e;
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            throw StateCorruptionException.undecodable(
+                    columnFamily.stateName(), key, context.keyGroupPrefixBytes(), stored.length, e);
+        }
     }
 
     protected final V deserializeValue(byte[] bytes) throws IOException {

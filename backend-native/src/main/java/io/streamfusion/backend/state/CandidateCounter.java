@@ -47,20 +47,24 @@ record CandidateCounter(long nextSequence, long count, long latestSequence, long
                 .array();
     }
 
-    /** Parses a stored counter entry (a map-state value) of the state {@code stateName}. */
-    static CandidateCounter parse(byte[] mapValue, String stateName) {
-        int payload = mapValue.length - StreamFusionCandidateIndexState.MAP_VALUE_HEADER;
+    /** Parses a stored counter entry (a map-state value). */
+    static CandidateCounter parse(byte[] mapValue) {
+        int header = StreamFusionCandidateIndexState.MAP_VALUE_HEADER;
+        int payload = mapValue.length - header;
         if (payload != STORED_BYTES && payload != LEGACY_STORED_BYTES) {
-            throw new StateCorruptionException(
-                    stateName,
+            throw new MalformedEntryException(
                     "a candidate index counter of "
                             + mapValue.length
                             + " bytes, expected "
-                            + (StreamFusionCandidateIndexState.MAP_VALUE_HEADER + STORED_BYTES));
+                            + (header + STORED_BYTES));
         }
-        ByteBuffer in =
-                ByteBuffer.wrap(
-                        mapValue, StreamFusionCandidateIndexState.MAP_VALUE_HEADER, payload);
+        ByteBuffer in = ByteBuffer.wrap(mapValue);
+        if (in.get() != 0 || in.getInt() != payload) {
+            throw new MalformedEntryException(
+                    "a candidate index counter whose header does not announce its "
+                            + payload
+                            + " payload bytes");
+        }
         return new CandidateCounter(
                 in.getLong(),
                 in.getLong(),

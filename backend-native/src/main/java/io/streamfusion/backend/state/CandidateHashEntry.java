@@ -22,8 +22,15 @@ final class CandidateHashEntry {
 
     private CandidateHashEntry() {}
 
-    /** {@code stored} (null if there is no entry yet) with the candidate appended at its end. */
+    /**
+     * {@code stored} (null if there is no entry yet) with the candidate appended at its end. A
+     * damaged {@code stored} is refused rather than extended, since every later read would misparse
+     * the appended record.
+     */
     static byte[] withAppended(@Nullable byte[] stored, long sequence, byte[] value) {
+        if (stored != null) {
+            checkRecords(stored);
+        }
         int existing = stored == null ? 0 : stored.length - HEADER;
         ByteBuffer out =
                 StreamFusionCandidateIndexState.mapValueWithRoomFor(
@@ -37,20 +44,14 @@ final class CandidateHashEntry {
     /** The oldest candidate in {@code stored} whose bytes equal {@code value}, or null. */
     @Nullable
     static Match find(byte[] stored, byte[] value) {
+        checkHeader(stored);
         ByteBuffer records = ByteBuffer.wrap(stored);
         int offset = HEADER;
         while (offset < stored.length) {
-            if (stored.length - offset < RECORD_HEADER) {
-                throw corrupt(stored.length, offset);
-            }
-            long sequence = records.getLong(offset);
-            int length = records.getInt(offset + Long.BYTES);
+            int length = recordLength(records, stored.length, offset);
             int start = offset + RECORD_HEADER;
-            if (length < 0 || length > stored.length - start) {
-                throw corrupt(stored.length, offset);
-            }
             if (Arrays.equals(stored, start, start + length, value, 0, value.length)) {
-                return new Match(sequence, offset, RECORD_HEADER + length);
+                return new Match(records.getLong(offset), offset, RECORD_HEADER + length);
             }
             offset = start + length;
         }
@@ -70,13 +71,52 @@ final class CandidateHashEntry {
         return out.put(stored, after, stored.length - after).array();
     }
 
-    private static IllegalStateException corrupt(int length, int offset) {
-        return new IllegalStateException(
-                "A candidate index hash entry of "
+    private static void checkRecords(byte[] stored) {
+        checkHeader(stored);
+        ByteBuffer records = ByteBuffer.wrap(stored);
+        for (int offset = HEADER; offset < stored.length; ) {
+            offset += RECORD_HEADER + recordLength(records, stored.length, offset);
+        }
+    }
+
+    /** The map-value header: Flink's not-null flag and the payload length, which must fit. */
+    private static void checkHeader(byte[] stored) {
+        if (stored.length < HEADER) {
+            throw new MalformedEntryException(
+                    "a candidate index hash entry of "
+                            + stored.length
+                            + " bytes, shorter than its "
+                            + HEADER
+                            + "-byte header");
+        }
+        int payload = ByteBuffer.wrap(stored).getInt(1);
+        if (stored[0] != 0 || payload != stored.length - HEADER) {
+            throw new MalformedEntryException(
+                    "a candidate index hash entry of "
+                            + stored.length
+                            + " bytes whose header announces "
+                            + payload
+                            + " payload bytes");
+        }
+    }
+
+    /** The length of the candidate whose record starts at {@code offset}, checked to fit. */
+    private static int recordLength(ByteBuffer records, int end, int offset) {
+        if (end - offset < RECORD_HEADER) {
+            throw cutOff(end, offset);
+        }
+        int length = records.getInt(offset + Long.BYTES);
+        if (length < 0 || length > end - offset - RECORD_HEADER) {
+            throw cutOff(end, offset);
+        }
+        return length;
+    }
+
+    private static MalformedEntryException cutOff(int length, int offset) {
+        return new MalformedEntryException(
+                "a candidate index hash entry of "
                         + length
-                        + " bytes is cut off at byte "
-                        + offset
-                        + ": the state was written by an incompatible version or is corrupt."
-                        + " Restore from a savepoint taken by this version.");
+                        + " bytes is cut off in the candidate at byte "
+                        + offset);
     }
 }

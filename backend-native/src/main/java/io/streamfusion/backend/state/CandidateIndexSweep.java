@@ -14,7 +14,8 @@ import java.util.Arrays;
  * checks the next few keys of the column family in key order, jumping from one key's entries to the
  * next key's with one seek, and deletes the whole index of a key that expired. The cursor wraps
  * around at the end of the column family, so every key is eventually checked, however rarely it is
- * touched.
+ * touched. A key whose counter is corrupt is stepped over and counted, never deleted: its own
+ * operations fail with the corruption, and other keys' operations go on.
  */
 final class CandidateIndexSweep {
 
@@ -26,13 +27,21 @@ final class CandidateIndexSweep {
     private final NativeColumnFamily columnFamily;
     private final CandidateIndexExpiry expiry;
     private final CandidateIndexMemo memo;
+    private final int keyGroupPrefixBytes;
+    private final SkippedCorruptEntries skipped;
     @Nullable private byte[] resumeAfter;
 
     CandidateIndexSweep(
-            NativeColumnFamily columnFamily, CandidateIndexExpiry expiry, CandidateIndexMemo memo) {
+            NativeColumnFamily columnFamily,
+            CandidateIndexExpiry expiry,
+            CandidateIndexMemo memo,
+            int keyGroupPrefixBytes,
+            SkippedCorruptEntries skipped) {
         this.columnFamily = columnFamily;
         this.expiry = expiry;
         this.memo = memo;
+        this.keyGroupPrefixBytes = keyGroupPrefixBytes;
+        this.skipped = skipped;
     }
 
     /** Checks the next keys after the cursor, as many as the TTL config's cleanup size. */
@@ -70,7 +79,18 @@ final class CandidateIndexSweep {
             return remembered.lastAccess();
         }
         if (StreamFusionCandidateIndexState.isCounterKey(firstKey, base)) {
-            return CandidateCounter.parse(firstValue, columnFamily.stateName()).lastAccess();
+            try {
+                return CandidateCounter.parse(firstValue).lastAccess();
+            } catch (MalformedEntryException e) {
+                // Another key's damage: its own operations report it; the sweep steps over it.
+                skipped.skipped(
+                        columnFamily.stateName(),
+                        StateCorruptionException.atKey(
+                                columnFamily.stateName(),
+                                firstKey,
+                                keyGroupPrefixBytes,
+                                e.getMessage()));
+            }
         }
         return Long.MAX_VALUE;
     }

@@ -38,6 +38,9 @@ public interface KeyedStateContext<K> {
 
     TtlTimeProvider ttlTimeProvider();
 
+    /** Where background work counts the corrupt entries of other keys that it stepped over. */
+    SkippedCorruptEntries skippedCorruptEntries();
+
     /**
      * This state's view of the slot's decoded-value cache, or null if the cache is disabled,
      * refused, or the state is excluded by {@code cache.excluded-states}.

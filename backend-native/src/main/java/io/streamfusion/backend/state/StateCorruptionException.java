@@ -18,4 +18,47 @@ public final class StateCorruptionException extends FlinkRuntimeException {
     public StateCorruptionException(String stateName, String problem) {
         super("Corrupt entry in state '" + stateName + "': " + problem + ". " + REMEDY);
     }
+
+    /** The corruption of the entry under {@code key}, whose key-group prefix names the group. */
+    static StateCorruptionException atKey(
+            String stateName, byte[] key, int keyGroupPrefixBytes, String problem) {
+        int keyGroup = 0;
+        for (int i = 0; i < keyGroupPrefixBytes && i < key.length; i++) {
+            keyGroup = (keyGroup << 8) | (key[i] & 0xFF);
+        }
+        return new StateCorruptionException(stateName, keyGroup, problem);
+    }
+
+    /**
+     * Stored bytes under {@code key} that the state's serializer could not decode; {@code cause} is
+     * what it threw.
+     */
+    static StateCorruptionException undecodable(
+            String stateName, byte[] key, int keyGroupPrefixBytes, int length, Throwable cause) {
+        StateCorruptionException e =
+                atKey(
+                        stateName,
+                        key,
+                        keyGroupPrefixBytes,
+                        "a stored value of "
+                                + length
+                                + " bytes that its serializer cannot decode ("
+                                + cause
+                                + "), so it is damaged or was written with an incompatible"
+                                + " serializer");
+        e.initCause(cause);
+        return e;
+    }
+
+    public StateCorruptionException(String stateName, int keyGroup, String problem) {
+        super(
+                "Corrupt entry in state '"
+                        + stateName
+                        + "', key group "
+                        + keyGroup
+                        + ": "
+                        + problem
+                        + ". "
+                        + REMEDY);
+    }
 }

@@ -77,7 +77,13 @@ public final class StreamFusionCandidateIndexState<K, V>
         this.candidateSerializer = candidateSerializer;
         this.expiry = expiry;
         this.memo = memo;
-        this.sweep = new CandidateIndexSweep(columnFamily, expiry, memo);
+        this.sweep =
+                new CandidateIndexSweep(
+                        columnFamily,
+                        expiry,
+                        memo,
+                        context.keyGroupPrefixBytes(),
+                        context.skippedCorruptEntries());
         setCurrentNamespace(VoidNamespace.INSTANCE);
     }
 
@@ -93,7 +99,13 @@ public final class StreamFusionCandidateIndexState<K, V>
         byte[] stored = mapValue(value);
         batch.clear();
         batch.add(0, candidateKey(base, sequence), stored);
-        batch.add(0, hashKey, CandidateHashEntry.withAppended(sameHash, sequence, value));
+        byte[] appended;
+        try {
+            appended = CandidateHashEntry.withAppended(sameHash, sequence, value);
+        } catch (MalformedEntryException e) {
+            throw corrupt(base, e);
+        }
+        batch.add(0, hashKey, appended);
         write(batch);
         memo.remember(base, next, true, stored);
         return sequence;
@@ -112,7 +124,12 @@ public final class StreamFusionCandidateIndexState<K, V>
         if (sameHash == null) {
             return false;
         }
-        CandidateHashEntry.Match match = CandidateHashEntry.find(sameHash, value);
+        CandidateHashEntry.Match match;
+        try {
+            match = CandidateHashEntry.find(sameHash, value);
+        } catch (MalformedEntryException e) {
+            throw corrupt(base, e);
+        }
         if (match == null) {
             return false;
         }
@@ -175,7 +192,7 @@ public final class StreamFusionCandidateIndexState<K, V>
             }
             memo.remember(base, counter, false, stored);
         }
-        return deserializeCandidate(stored);
+        return decodeStored(base, stored, this::deserializeCandidate);
     }
 
     @Override
@@ -202,12 +219,11 @@ public final class StreamFusionCandidateIndexState<K, V>
 
                     @Override
                     public V next() {
-                        try {
-                            return deserializeCandidate(entries.next().value());
-                        } catch (IOException e) {
-                            throw new IllegalStateException(
-                                    "Could not read a candidate of " + columnFamily.stateName(), e);
-                        }
+                        PrefixEntries.Entry entry = entries.next();
+                        return decodeStored(
+                                entry.key(),
+                                entry.value(),
+                                StreamFusionCandidateIndexState.this::deserializeCandidate);
                     }
                 };
     }
@@ -220,6 +236,9 @@ public final class StreamFusionCandidateIndexState<K, V>
     }
 
     private V deserializeCandidate(byte[] mapValue) throws IOException {
+        if (mapValue.length < MAP_VALUE_HEADER) {
+            throw new IOException("a candidate entry shorter than its header");
+        }
         candidateIn.setBuffer(mapValue, MAP_VALUE_HEADER, mapValue.length - MAP_VALUE_HEADER);
         return candidateSerializer.deserialize(candidateIn);
     }
@@ -242,9 +261,16 @@ public final class StreamFusionCandidateIndexState<K, V>
 
     private CandidateCounter readStoredCounter(byte[] base) {
         byte[] stored = columnFamily.get(counterKey(base));
-        return stored == null
-                ? CandidateCounter.EMPTY
-                : CandidateCounter.parse(stored, columnFamily.stateName());
+        try {
+            return stored == null ? CandidateCounter.EMPTY : CandidateCounter.parse(stored);
+        } catch (MalformedEntryException e) {
+            throw corrupt(base, e);
+        }
+    }
+
+    private StateCorruptionException corrupt(byte[] base, MalformedEntryException e) {
+        return StateCorruptionException.atKey(
+                columnFamily.stateName(), base, context.keyGroupPrefixBytes(), e.getMessage());
     }
 
     /**

@@ -52,8 +52,14 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
 
     @Override
     public List<V> getInternal() throws IOException {
-        return listSerializer.deserializeList(
-                columnFamily.get(currentKeyBytes()), elementSerializer);
+        byte[] key = currentKeyBytes();
+        byte[] stored = columnFamily.get(key);
+        return stored == null
+                ? null
+                : decodeStored(
+                        key,
+                        stored,
+                        bytes -> listSerializer.deserializeList(bytes, elementSerializer));
     }
 
     @Override

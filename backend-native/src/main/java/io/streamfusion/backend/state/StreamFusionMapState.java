@@ -105,8 +105,11 @@ public final class StreamFusionMapState<K, N, UK, UV>
 
     @Override
     public UV get(UK userKey) throws IOException {
-        byte[] bytes = columnFamily.get(currentKeyBytes(userKey, userKeySerializer));
-        return bytes == null ? null : deserializeUserValue(bytes, valueIn);
+        byte[] key = currentKeyBytes(userKey, userKeySerializer);
+        byte[] stored = columnFamily.get(key);
+        return stored == null
+                ? null
+                : decodeStored(key, stored, bytes -> deserializeUserValue(bytes, valueIn));
     }
 
     @Override
@@ -201,10 +204,22 @@ public final class StreamFusionMapState<K, N, UK, UV>
         PrefixEntries raw = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
         while (raw.hasNext()) {
             PrefixEntries.Entry entry = raw.next();
-            in.setBuffer(entry.key(), prefix.length, entry.key().length - prefix.length);
-            UK userKey = keySerializer.deserialize(in);
-            in.setBuffer(entry.value());
-            UV userValue = in.readBoolean() ? null : valueSerializer.deserialize(in);
+            UK userKey =
+                    decodeStored(
+                            entry.key(),
+                            entry.key(),
+                            bytes -> {
+                                in.setBuffer(bytes, prefix.length, bytes.length - prefix.length);
+                                return keySerializer.deserialize(in);
+                            });
+            UV userValue =
+                    decodeStored(
+                            entry.key(),
+                            entry.value(),
+                            bytes -> {
+                                in.setBuffer(bytes);
+                                return in.readBoolean() ? null : valueSerializer.deserialize(in);
+                            });
             entries.add(new AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
         }
         return entries;
@@ -268,16 +283,16 @@ public final class StreamFusionMapState<K, N, UK, UV>
             @Override
             public UK getKey() {
                 if (!keyDecoded) {
-                    try {
-                        in.setBuffer(rawKey, prefix.length, rawKey.length - prefix.length);
-                        userKey = userKeySerializer.deserialize(in);
-                        keyDecoded = true;
-                    } catch (IOException e) {
-                        throw new FlinkRuntimeException(
-                                "Error while deserializing a user key of state "
-                                        + columnFamily.stateName(),
-                                e);
-                    }
+                    userKey =
+                            decodeStored(
+                                    rawKey,
+                                    rawKey,
+                                    bytes -> {
+                                        in.setBuffer(
+                                                bytes, prefix.length, bytes.length - prefix.length);
+                                        return userKeySerializer.deserialize(in);
+                                    });
+                    keyDecoded = true;
                 }
                 return userKey;
             }
@@ -287,14 +302,7 @@ public final class StreamFusionMapState<K, N, UK, UV>
                 if (deleted) {
                     return null;
                 }
-                try {
-                    return deserializeUserValue(rawValue, in);
-                } catch (IOException e) {
-                    throw new FlinkRuntimeException(
-                            "Error while deserializing a user value of state "
-                                    + columnFamily.stateName(),
-                            e);
-                }
+                return decodeStored(rawKey, rawValue, bytes -> deserializeUserValue(bytes, in));
             }
 
             @Override

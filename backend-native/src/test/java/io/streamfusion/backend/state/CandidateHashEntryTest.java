@@ -47,10 +47,47 @@ class CandidateHashEntryTest {
     void aCutOffEntryIsReportedNotMisread() {
         byte[] entry = CandidateHashEntry.withAppended(null, 3, bytes("abcdef"));
         byte[] cut = Arrays.copyOf(entry, entry.length - 2);
-        IllegalStateException error =
-                assertThrows(
-                        IllegalStateException.class,
-                        () -> CandidateHashEntry.find(cut, bytes("zz")));
-        assertTrue(error.getMessage().contains("cut off"), error.getMessage());
+        assertMalformed(() -> CandidateHashEntry.find(cut, bytes("zz")), "header announces");
+        // The header made consistent again: the candidate's own length now runs past the end.
+        ByteBuffer.wrap(cut)
+                .putInt(1, cut.length - StreamFusionCandidateIndexState.MAP_VALUE_HEADER);
+        assertMalformed(() -> CandidateHashEntry.find(cut, bytes("zz")), "cut off");
+    }
+
+    @Test
+    void anEntryShorterThanItsHeaderIsReportedNotAMiss() {
+        assertMalformed(
+                () -> CandidateHashEntry.find(new byte[2], bytes("a")),
+                "a candidate index hash entry of 2 bytes, shorter than its 5-byte header");
+    }
+
+    @Test
+    void aDamagedEntryIsNotExtended() {
+        byte[] entry = CandidateHashEntry.withAppended(null, 3, bytes("abcdef"));
+        // The first candidate's length claims one byte more than there is.
+        ByteBuffer.wrap(entry).putInt(StreamFusionCandidateIndexState.MAP_VALUE_HEADER + 8, 7);
+        assertMalformed(() -> CandidateHashEntry.withAppended(entry, 4, bytes("g")), "cut off");
+    }
+
+    @Test
+    void countersOfAnyOtherLengthOrHeaderAreMalformed() {
+        byte[] stored = new CandidateCounter(5, 2, 4, 77).toMapValue();
+        assertEquals(new CandidateCounter(5, 2, 4, 77), CandidateCounter.parse(stored));
+        // A 4-long counter cut by 1 to 7 bytes must not pass as the legacy 3-long layout.
+        for (int length = 0; length < stored.length; length++) {
+            if (length != StreamFusionCandidateIndexState.MAP_VALUE_HEADER + 3 * Long.BYTES) {
+                byte[] cut = Arrays.copyOf(stored, length);
+                assertMalformed(() -> CandidateCounter.parse(cut), "a candidate index counter of");
+            }
+        }
+        byte[] legacyLengthWrongHeader = Arrays.copyOf(stored, stored.length - Long.BYTES);
+        assertMalformed(
+                () -> CandidateCounter.parse(legacyLengthWrongHeader),
+                "header does not announce its 24 payload bytes");
+    }
+
+    private static void assertMalformed(Runnable parse, String message) {
+        MalformedEntryException error = assertThrows(MalformedEntryException.class, parse::run);
+        assertTrue(error.getMessage().contains(message), error.getMessage());
     }
 }

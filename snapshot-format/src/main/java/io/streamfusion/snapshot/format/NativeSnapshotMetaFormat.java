@@ -24,6 +24,9 @@ public final class NativeSnapshotMetaFormat {
     /** The version every writer writes. */
     public static final int CURRENT_VERSION = VERSION_1;
 
+    /** Magic, version and body length, before the body. */
+    static final int HEADER_BYTES = 3 * Integer.BYTES;
+
     /** A sanity bound on the body length, far above any real meta document. */
     static final int MAX_BODY_BYTES = 256 << 20;
 

@@ -18,7 +18,7 @@ class NativeSnapshotMetaTest {
 
     static NativeSnapshotMeta read(byte[] bytes) throws SnapshotFormatException {
         return NativeSnapshotMetaReader.read(
-                new ByteArrayInputStream(bytes), CLASS_LOADER, "meta-file");
+                new ByteArrayInputStream(bytes), bytes.length, CLASS_LOADER, "meta-file");
     }
 
     /** Asserts that {@code meta} holds exactly what {@link MetaFixtures#golden()} holds. */
