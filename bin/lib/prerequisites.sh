@@ -22,12 +22,18 @@ _prereq_java_major() {
   javac -version 2>&1 | sed -n 's/^javac \([0-9]*\).*/\1/p'
 }
 
+# bindgen loads libclang.so or libclang-<version>.so; libclang-cpp.so (the C++ library, which
+# stays installed without libclang-dev) is not it.
 _prereq_have_libclang() {
-  if [ -n "${LIBCLANG_PATH:-}" ] && ls "$LIBCLANG_PATH"/libclang*.so* >/dev/null 2>&1; then
-    return 0
-  fi
-  ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' && return 0
-  ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1
+  local dirs=(/usr/lib/llvm-*/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/lib)
+  [ -n "${LIBCLANG_PATH:-}" ] && dirs=("$LIBCLANG_PATH" "${dirs[@]}")
+  ldconfig -p 2>/dev/null | grep -Eq '[[:space:]]libclang(-[0-9.]+)?\.so' && return 0
+  local dir
+  for dir in "${dirs[@]}"; do
+    compgen -G "$dir/libclang.so*" >/dev/null && return 0
+    compgen -G "$dir/libclang-[0-9]*.so*" >/dev/null && return 0
+  done
+  return 1
 }
 
 # "1.88" from native/Cargo.toml's rust-version.
