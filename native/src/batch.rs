@@ -132,6 +132,43 @@ pub fn encode_optional_value(out: &mut Vec<u8>, value: Option<&[u8]>) {
 mod tests {
     use super::*;
 
+    /// Bounded randomized test of the decoders of Java's bytes: 200,000 damaged batches and key
+    /// lists decode to entries or a `CorruptBatch` error, never a panic, and every entry lies
+    /// within the input.
+    #[test]
+    fn damaged_batches_and_key_lists_are_errors_never_panics() {
+        let mut valid = Vec::new();
+        encode_entry(&mut valid, 3, b"key-1", b"value-1");
+        encode_delete(&mut valid, 0, b"k2");
+        encode_entry(&mut valid, 1, b"", b"");
+        let mut keys = Vec::new();
+        for key in [&b"a"[..], b"bcd", b""] {
+            keys.extend_from_slice(&(key.len() as u32).to_be_bytes());
+            keys.extend_from_slice(key);
+        }
+        let mut random = crate::test_support::Xorshift::new(0x5f45_6c57);
+        for _ in 0..100_000 {
+            let batch = crate::test_support::mutated(&valid, &mut random);
+            for entry in decode(&batch) {
+                match entry {
+                    Ok(entry) => {
+                        assert!(entry.key.len() + entry.value.map_or(0, <[u8]>::len) <= batch.len())
+                    }
+                    Err(NativeError::CorruptBatch(_)) => {}
+                    Err(other) => panic!("unexpected error {other:?}"),
+                }
+            }
+            let list = crate::test_support::mutated(&keys, &mut random);
+            for key in decode_keys(&list) {
+                match key {
+                    Ok(key) => assert!(key.len() <= list.len()),
+                    Err(NativeError::CorruptBatch(_)) => {}
+                    Err(other) => panic!("unexpected error {other:?}"),
+                }
+            }
+        }
+    }
+
     #[test]
     fn round_trips_entries_including_empty_ones() {
         let mut buf = Vec::new();

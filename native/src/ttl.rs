@@ -226,6 +226,34 @@ pub(crate) mod tests {
     const CONTEXT: CompactionFilterContext =
         CompactionFilterContext { is_full_compaction: false, is_manual_compaction: true };
 
+    /// Bounded randomized test of the TTL layouts, which read Java's bytes: 200,000 damaged
+    /// values of every fixed layout get a verdict, never a panic, and a kept suffix starts
+    /// inside the value.
+    #[test]
+    fn damaged_values_get_a_verdict_never_a_panic() {
+        let clock: Arc<dyn Clock> = Arc::new(ManualClock::default());
+        let element = ttl_value(5, b"abc");
+        let layouts = [
+            (TtlStateLayout::Value, ttl_value(5, b"user")),
+            (TtlStateLayout::Map, [&[0u8][..], &ttl_value(5, b"user")].concat()),
+            (
+                TtlStateLayout::FixedElementList { element_bytes: element.len() + 1 },
+                list(&[element.clone(), element.clone(), ttl_value(500, b"abc")]),
+            ),
+            (TtlStateLayout::FixedElementList { element_bytes: 0 }, element.clone()),
+        ];
+        let mut random = crate::test_support::Xorshift::new(0x7717);
+        for round in 0..200_000 {
+            let (layout, valid) = &layouts[round % layouts.len()];
+            let value = crate::test_support::mutated(valid, &mut random);
+            let now = [0, 50, 105, i64::MAX, i64::MIN][round % 5];
+            match judge(&config(*layout, clock.clone()), &value, now).expect("fixed layouts never fail") {
+                Verdict::KeepFrom(offset) => assert!(offset > 0 && offset < value.len()),
+                Verdict::Keep | Verdict::Remove => {}
+            }
+        }
+    }
+
     fn list(elements: &[Vec<u8>]) -> Vec<u8> {
         elements.join(&b',')
     }

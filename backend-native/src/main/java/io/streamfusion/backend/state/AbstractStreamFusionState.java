@@ -203,27 +203,11 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         return serialize(value, valueSerializer);
     }
 
-    /** Decodes stored bytes with a serializer. */
-    @FunctionalInterface
-    protected interface StoredBytesDecoder<T> {
-        T decode(byte[] stored) throws IOException;
-    }
-
-    /**
-     * Decodes the bytes stored under {@code key}; bytes the serializer cannot decode fail with a
-     * {@link StateCorruptionException} that names the state and the key group. An {@link
-     * OutOfMemoryError} there is a damaged length the serializer sized an array by, not an
-     * exhausted heap: the array was refused, nothing was allocated.
-     */
-    protected final <T> T decodeStored(byte[] key, byte[] stored, StoredBytesDecoder<T> decoder) {
-        try {
-            return decoder.decode(stored);
-        } catch (StateCorruptionException e) {
-            throw e;
-        } catch (IOException | RuntimeException | OutOfMemoryError e) {
-            throw StateCorruptionException.undecodable(
-                    columnFamily.stateName(), key, context.keyGroupPrefixBytes(), stored.length, e);
-        }
+    /** Decodes the bytes stored under {@code key}; see {@link StoredValueDecoding}. */
+    protected final <T> T decodeStored(
+            byte[] key, byte[] stored, StoredValueDecoding.Decoder<T> decoder) {
+        return StoredValueDecoding.decode(
+                columnFamily.stateName(), key, context.keyGroupPrefixBytes(), stored, decoder);
     }
 
     protected final V deserializeValue(byte[] bytes) throws IOException {

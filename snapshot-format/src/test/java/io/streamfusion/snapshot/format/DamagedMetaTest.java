@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -49,7 +48,7 @@ class DamagedMetaTest {
             for (int count : new int[] {Integer.MAX_VALUE, -1}) {
                 byte[] damaged = body.clone();
                 ByteBuffer.wrap(damaged).putInt(offset, count);
-                assertThatThrownBy(() -> read(document(damaged), -1))
+                assertThatThrownBy(() -> read(MetaFixtures.framed(damaged), -1))
                         .isInstanceOf(SnapshotFormatException.class)
                         .hasMessageContaining("meta-file is corrupt")
                         .hasMessageContaining("count " + count + " does not fit");
@@ -57,7 +56,7 @@ class DamagedMetaTest {
         }
         byte[] oneFileTooMany = body.clone();
         ByteBuffer.wrap(oneFileTooMany).putInt(body.length - 4, 1);
-        assertThatThrownBy(() -> read(document(oneFileTooMany), -1))
+        assertThatThrownBy(() -> read(MetaFixtures.framed(oneFileTooMany), -1))
                 .isInstanceOf(SnapshotFormatException.class)
                 .hasMessageContaining("file count 1 does not fit the 0 bytes that follow");
     }
@@ -66,7 +65,7 @@ class DamagedMetaTest {
     void aBodyThatEndsEarlyIsCorruptNotAClassPathProblem() throws Exception {
         byte[] body = body(meta(List.of(), List.of()));
         byte[] cut = Arrays.copyOf(body, body.length - 4);
-        assertThatThrownBy(() -> read(document(cut), -1))
+        assertThatThrownBy(() -> read(MetaFixtures.framed(cut), -1))
                 .isInstanceOf(SnapshotFormatException.class)
                 .hasMessageContaining("meta-file is corrupt: its contents cannot be decoded")
                 .hasMessageNotContaining("class path");
@@ -87,11 +86,21 @@ class DamagedMetaTest {
     @Test
     void duplicateFilesAndStatesAreCorrupt() throws Exception {
         SnapshotFileEntry file = new SnapshotFileEntry("000009.sst", 10L, 1);
-        assertThatThrownBy(() -> read(document(body(meta(List.of(), List.of(file, file)))), -1))
+        assertThatThrownBy(
+                        () ->
+                                read(
+                                        MetaFixtures.framed(
+                                                body(meta(List.of(), List.of(file, file)))),
+                                        -1))
                 .isInstanceOf(SnapshotFormatException.class)
                 .hasMessageContaining("file 000009.sst is listed twice");
         StateMetaInfoSnapshot state = MetaFixtures.golden().stateMetaInfos().get(0);
-        assertThatThrownBy(() -> read(document(body(meta(List.of(state, state), List.of()))), -1))
+        assertThatThrownBy(
+                        () ->
+                                read(
+                                        MetaFixtures.framed(
+                                                body(meta(List.of(state, state), List.of()))),
+                                        -1))
                 .isInstanceOf(SnapshotFormatException.class)
                 .hasMessageContaining("state counts is listed twice");
     }
@@ -113,18 +122,5 @@ class DamagedMetaTest {
         byte[] bytes = NativeSnapshotMetaWriter.toBytes(meta);
         return Arrays.copyOfRange(
                 bytes, NativeSnapshotMetaFormat.HEADER_BYTES, bytes.length - Integer.BYTES);
-    }
-
-    /** A document around {@code body} with a valid header and checksum. */
-    private static byte[] document(byte[] body) {
-        CRC32C crc = new CRC32C();
-        crc.update(body);
-        return ByteBuffer.allocate(NativeSnapshotMetaFormat.HEADER_BYTES + body.length + 4)
-                .putInt(NativeSnapshotMetaFormat.MAGIC)
-                .putInt(NativeSnapshotMetaFormat.CURRENT_VERSION)
-                .putInt(body.length)
-                .put(body)
-                .putInt((int) crc.getValue())
-                .array();
     }
 }

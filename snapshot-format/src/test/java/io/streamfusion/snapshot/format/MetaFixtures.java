@@ -10,10 +10,15 @@ import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInf
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.UUID;
+import java.util.zip.CRC32C;
 
-/** The meta document that every golden file of version 1 and later was written from. */
+/**
+ * The meta document that every golden file of version 1 and later was written from, and the frame
+ * around hand-made bodies.
+ */
 final class MetaFixtures {
 
     private MetaFixtures() {}
@@ -48,5 +53,18 @@ final class MetaFixtures {
                         new SnapshotFileEntry("000009.sst", 1_234L, 0x1a2b3c4d),
                         new SnapshotFileEntry("MANIFEST-000005", 321L, -7),
                         new SnapshotFileEntry("CURRENT", 16L, 99)));
+    }
+
+    /** {@code body} in a document with a valid header and checksum. */
+    static byte[] framed(byte[] body) {
+        CRC32C crc = new CRC32C();
+        crc.update(body);
+        return ByteBuffer.allocate(NativeSnapshotMetaFormat.HEADER_BYTES + body.length + 4)
+                .putInt(NativeSnapshotMetaFormat.MAGIC)
+                .putInt(NativeSnapshotMetaFormat.CURRENT_VERSION)
+                .putInt(body.length)
+                .put(body)
+                .putInt((int) crc.getValue())
+                .array();
     }
 }
