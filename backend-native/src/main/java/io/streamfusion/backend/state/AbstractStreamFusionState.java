@@ -36,6 +36,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     protected final NativeColumnFamily columnFamily;
     protected final DataOutputSerializer valueOut = new DataOutputSerializer(128);
     protected final DataInputDeserializer valueIn = new DataInputDeserializer();
+    // Held, not written at each read, so that a read allocates no lambda.
+    private final StoredValueDecoding.Decoder<V> valueDecoder = this::deserializeValue;
 
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
 
@@ -114,7 +116,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         if (bytes == null) {
             return null;
         }
-        V value = decodeStored(key, bytes, this::deserializeValue);
+        V value = decodeStored(key, bytes, valueDecoder);
         if (cache == null) {
             return value;
         }

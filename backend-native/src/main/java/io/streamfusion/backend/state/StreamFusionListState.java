@@ -31,6 +31,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
     private static final byte LIST_DELIMITER = ',';
 
     private final ListDelimitedSerializer listSerializer = new ListDelimitedSerializer();
+    private final StoredValueDecoding.Decoder<List<V>> listDecoder =
+            bytes -> listSerializer.deserializeList(bytes, this.elementSerializer);
     private TypeSerializer<V> elementSerializer;
 
     public StreamFusionListState(

@@ -40,6 +40,8 @@ public final class StreamFusionMapState<K, N, UK, UV>
 
     private TypeSerializer<UK> userKeySerializer;
     private TypeSerializer<UV> userValueSerializer;
+    private final StoredValueDecoding.Decoder<UV> userValueDecoder =
+            bytes -> deserializeUserValue(bytes, valueIn);
 
     public StreamFusionMapState(
             KeyedStateContext<K> context,
@@ -107,9 +109,7 @@ public final class StreamFusionMapState<K, N, UK, UV>
     public UV get(UK userKey) throws IOException {
         byte[] key = currentKeyBytes(userKey, userKeySerializer);
         byte[] stored = columnFamily.get(key);
-        return stored == null
-                ? null
-                : decodeStored(key, stored, bytes -> deserializeUserValue(bytes, valueIn));
+        return stored == null ? null : decodeStored(key, stored, userValueDecoder);
     }
 
     @Override
