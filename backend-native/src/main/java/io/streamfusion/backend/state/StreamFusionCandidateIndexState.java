@@ -64,6 +64,7 @@ public final class StreamFusionCandidateIndexState<K, V>
     private final CandidateIndexMemo memo;
     private final CandidateIndexSweep sweep;
     private final DataInputDeserializer candidateIn = new DataInputDeserializer();
+    private final StoredValueDecoding.Decoder<V> candidateDecoder = this::deserializeCandidate;
     private final EntryBatchWriter batch = new EntryBatchWriter(256);
 
     public StreamFusionCandidateIndexState(
@@ -192,7 +193,7 @@ public final class StreamFusionCandidateIndexState<K, V>
             }
             memo.remember(base, counter, false, stored);
         }
-        return decodeStored(base, stored, this::deserializeCandidate);
+        return decodeStored(base, stored, candidateDecoder);
     }
 
     @Override
@@ -220,10 +221,7 @@ public final class StreamFusionCandidateIndexState<K, V>
                     @Override
                     public V next() {
                         PrefixEntries.Entry entry = entries.next();
-                        return decodeStored(
-                                entry.key(),
-                                entry.value(),
-                                StreamFusionCandidateIndexState.this::deserializeCandidate);
+                        return decodeStored(entry.key(), entry.value(), candidateDecoder);
                     }
                 };
     }

@@ -41,7 +41,7 @@ public final class StreamFusionMapState<K, N, UK, UV>
     private TypeSerializer<UK> userKeySerializer;
     private TypeSerializer<UV> userValueSerializer;
     private final StoredValueDecoding.Decoder<UV> userValueDecoder =
-            bytes -> deserializeUserValue(bytes, valueIn);
+            bytes -> decodeUserValue(bytes, valueIn, userValueSerializer);
 
     public StreamFusionMapState(
             KeyedStateContext<K> context,
@@ -71,9 +71,20 @@ public final class StreamFusionMapState<K, N, UK, UV>
         }
     }
 
-    private UV deserializeUserValue(byte[] bytes, DataInputDeserializer in) throws IOException {
+    /** A stored map value: Flink's null flag, then the value. */
+    private static <T> T decodeUserValue(
+            byte[] bytes, DataInputDeserializer in, TypeSerializer<T> serializer)
+            throws IOException {
         in.setBuffer(bytes);
-        return in.readBoolean() ? null : userValueSerializer.deserialize(in);
+        return in.readBoolean() ? null : serializer.deserialize(in);
+    }
+
+    /** The user key at the end of a stored key, after the {@code prefixLength} bytes. */
+    private static <T> T decodeUserKey(
+            byte[] key, int prefixLength, DataInputDeserializer in, TypeSerializer<T> serializer)
+            throws IOException {
+        in.setBuffer(key, prefixLength, key.length - prefixLength);
+        return serializer.deserialize(in);
     }
 
     @Override
@@ -200,26 +211,16 @@ public final class StreamFusionMapState<K, N, UK, UV>
             byte[] prefix, TypeSerializer<UK> keySerializer, TypeSerializer<UV> valueSerializer)
             throws IOException {
         DataInputDeserializer in = new DataInputDeserializer();
+        StoredValueDecoding.Decoder<UK> keyDecoder =
+                bytes -> decodeUserKey(bytes, prefix.length, in, keySerializer);
+        StoredValueDecoding.Decoder<UV> valueDecoder =
+                bytes -> decodeUserValue(bytes, in, valueSerializer);
         List<Map.Entry<UK, UV>> entries = new ArrayList<>();
         PrefixEntries raw = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
         while (raw.hasNext()) {
             PrefixEntries.Entry entry = raw.next();
-            UK userKey =
-                    decodeStored(
-                            entry.key(),
-                            entry.key(),
-                            bytes -> {
-                                in.setBuffer(bytes, prefix.length, bytes.length - prefix.length);
-                                return keySerializer.deserialize(in);
-                            });
-            UV userValue =
-                    decodeStored(
-                            entry.key(),
-                            entry.value(),
-                            bytes -> {
-                                in.setBuffer(bytes);
-                                return in.readBoolean() ? null : valueSerializer.deserialize(in);
-                            });
+            UK userKey = decodeStored(entry.key(), entry.key(), keyDecoder);
+            UV userValue = decodeStored(entry.key(), entry.value(), valueDecoder);
             entries.add(new AbstractMap.SimpleImmutableEntry<>(userKey, userValue));
         }
         return entries;
@@ -230,11 +231,15 @@ public final class StreamFusionMapState<K, N, UK, UV>
         private final byte[] prefix;
         private final PrefixEntries raw;
         private final DataInputDeserializer in = new DataInputDeserializer();
+        private final StoredValueDecoding.Decoder<UK> keyDecoder;
+        private final StoredValueDecoding.Decoder<UV> valueDecoder =
+                bytes -> decodeUserValue(bytes, in, userValueSerializer);
         private MapEntry lastReturned;
 
         EntryIterator(byte[] prefix) {
             this.prefix = prefix;
             this.raw = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
+            this.keyDecoder = bytes -> decodeUserKey(bytes, prefix.length, in, userKeySerializer);
         }
 
         @Override
@@ -283,15 +288,7 @@ public final class StreamFusionMapState<K, N, UK, UV>
             @Override
             public UK getKey() {
                 if (!keyDecoded) {
-                    userKey =
-                            decodeStored(
-                                    rawKey,
-                                    rawKey,
-                                    bytes -> {
-                                        in.setBuffer(
-                                                bytes, prefix.length, bytes.length - prefix.length);
-                                        return userKeySerializer.deserialize(in);
-                                    });
+                    userKey = decodeStored(rawKey, rawKey, keyDecoder);
                     keyDecoded = true;
                 }
                 return userKey;
@@ -302,7 +299,7 @@ public final class StreamFusionMapState<K, N, UK, UV>
                 if (deleted) {
                     return null;
                 }
-                return decodeStored(rawKey, rawValue, bytes -> deserializeUserValue(bytes, in));
+                return decodeStored(rawKey, rawValue, valueDecoder);
             }
 
             @Override
