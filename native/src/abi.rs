@@ -6,9 +6,10 @@
 //! encoding of a batch changes.
 
 use crate::columnar::top1::{FIRST, REJECTED, REPLACED};
+use crate::columnar::upsert;
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 5;
+pub const ABI_VERSION: i32 = 6;
 
 /// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
 pub mod ttl_layout {
@@ -51,6 +52,15 @@ pub fn descriptor() -> String {
         out.push_str(&format!(";field.{name}={code}"));
     }
     out.push_str(&format!(";top1.rejected={REJECTED};top1.first={FIRST};top1.replaced={REPLACED}"));
+    out.push_str(&format!(
+        ";upsert.nothing={};upsert.insert={};upsert.update-after={};upsert.delete={};upsert.latest={};upsert.not-found={}",
+        upsert::NOTHING,
+        upsert::INSERT,
+        upsert::UPDATE_AFTER,
+        upsert::DELETE,
+        upsert::LATEST,
+        upsert::NOT_FOUND
+    ));
     out
 }
 

@@ -240,6 +240,50 @@ pub fn prefix_upper_bound(prefix: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
+/// One atomic write of puts and deletes over the column families of one store.
+pub struct StoreWrite {
+    store: Arc<KeyedStore>,
+    batch: WriteBatch,
+}
+
+impl StoreWrite {
+    /// An empty write to the store of `column_family`.
+    pub fn to_store_of(column_family: &StateColumnFamily) -> StoreWrite {
+        StoreWrite { store: Arc::clone(&column_family.store), batch: WriteBatch::default() }
+    }
+
+    pub fn put(&mut self, column_family: &StateColumnFamily, key: &[u8], value: &[u8]) -> Result<()> {
+        column_family.check_store(&self.store)?;
+        self.batch.put_cf(&column_family.cf, key, value);
+        Ok(())
+    }
+
+    pub fn delete(&mut self, column_family: &StateColumnFamily, key: &[u8]) -> Result<()> {
+        column_family.check_store(&self.store)?;
+        self.batch.delete_cf(&column_family.cf, key);
+        Ok(())
+    }
+
+    /// Deletes every key that starts with `prefix`, with one range deletion. Puts after it in the
+    /// same write survive it.
+    pub fn delete_prefix(&mut self, column_family: &StateColumnFamily, prefix: &[u8]) -> Result<()> {
+        column_family.check_store(&self.store)?;
+        let end = prefix_upper_bound(prefix)
+            .ok_or_else(|| NativeError::Internal("a prefix of 0xff bytes only has no upper bound".into()))?;
+        self.batch.delete_range_cf(&column_family.cf, prefix, &end[..]);
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.batch.is_empty()
+    }
+
+    /// Applies every put and delete at once.
+    pub fn commit(self) -> Result<()> {
+        Ok(self.store.db.write_opt(self.batch, &self.store.options.write)?)
+    }
+}
+
 /// The column family of one registered state, keeping its store alive.
 ///
 /// Field order matters: the column family handle must be dropped before the store that owns
@@ -397,6 +441,32 @@ impl StateColumnFamily {
         let found = it.key().filter(|key| key.starts_with(prefix)).map(<[u8]>::to_vec);
         it.status()?;
         Ok(found)
+    }
+
+    /// The greatest entry below `before` whose key starts with `prefix` and that `accept` takes,
+    /// walking backwards from `before`; every key walked past is handed to `accept`.
+    pub fn last_entry_before(
+        &self,
+        prefix: &[u8],
+        before: &[u8],
+        mut accept: impl FnMut(&[u8]) -> Result<bool>,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let mut read = ReadOptions::default();
+        read.set_iterate_lower_bound(prefix.to_vec());
+        read.set_iterate_upper_bound(before.to_vec());
+        let mut it = self.store.db.raw_iterator_cf_opt(&self.cf, read);
+        it.seek_to_last();
+        while let (Some(key), Some(value)) = (it.key(), it.value()) {
+            if !key.starts_with(prefix) {
+                break;
+            }
+            if accept(key)? {
+                return Ok(Some((key.to_vec(), value.to_vec())));
+            }
+            it.prev();
+        }
+        it.status()?;
+        Ok(None)
     }
 
     /// Deletes every entry whose key starts with `prefix` in one atomic write.

@@ -80,7 +80,7 @@ fn primitive<T: PartialOrd>(a: T, b: T) -> Ordering {
 }
 
 /// Two's-complement big-endian integers of any lengths, by value.
-fn compare_big_endian(a: &[u8], b: &[u8]) -> Ordering {
+pub(crate) fn compare_big_endian(a: &[u8], b: &[u8]) -> Ordering {
     let negative = |v: &[u8]| v.first().is_some_and(|byte| *byte & 0x80 != 0);
     match (negative(a), negative(b)) {
         (true, false) => return Ordering::Less,

@@ -17,11 +17,14 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, Int32Array, Int8Array, StructArray};
 use arrow::datatypes::{DataType, Field, Fields};
-use hashbrown::HashTable;
 use rocksdb::DBPinnableSlice;
 
+pub use super::batch_keys::batch_type;
+use super::batch_keys::{key_and_row_columns, BatchKey, BatchKeys};
 use super::binary_row::BinaryRow;
-use super::key_groups::{row_hash, KeyGroupLayout};
+#[cfg(test)]
+use super::key_groups::row_hash;
+use super::key_groups::KeyGroupLayout;
 use super::sort_key::SortKey;
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
@@ -49,14 +52,6 @@ pub struct Top1Config {
     pub layout: KeyGroupLayout,
 }
 
-/// The struct type of a batch: `key` and `row`, both binary.
-pub fn batch_type() -> DataType {
-    DataType::Struct(Fields::from(vec![
-        Field::new("key", DataType::Binary, false),
-        Field::new("row", DataType::Binary, false),
-    ]))
-}
-
 fn result_fields() -> Fields {
     Fields::from(vec![
         Field::new("decision", DataType::Int8, false),
@@ -77,13 +72,25 @@ enum Winner {
     Batch(u32),
 }
 
-/// One distinct key of a batch.
+/// The ranking state of one distinct key of a batch.
 struct KeyOfBatch {
     first_row: u32,
     hash: u64,
     key_group: u32,
     winner: Winner,
     written: bool,
+}
+
+impl KeyOfBatch {
+    fn new(key: &BatchKey) -> KeyOfBatch {
+        KeyOfBatch {
+            first_row: key.first_row,
+            hash: key.hash,
+            key_group: key.key_group,
+            winner: Winner::None,
+            written: false,
+        }
+    }
 }
 
 /// A winner read from state: the stored value and where its row bytes are in it.
@@ -106,11 +113,6 @@ pub struct Top1Ranker {
     config: Top1Config,
     cache: WinnerCache,
     reservation: Option<MemoryReservation>,
-}
-
-/// Spreads a Java hash code over 64 bits for the hash tables.
-fn spread(hash: i32) -> u64 {
-    (hash as u32 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 impl Top1Ranker {
@@ -141,9 +143,10 @@ impl Top1Ranker {
     /// `decision`, `replaced_row` (the batch position of a replaced winner from this batch, else
     /// -1) and `replaced_bytes` (a replaced winner from state or cache, if asked for).
     pub fn rank(&mut self, batch: &StructArray, now: i64) -> Result<StructArray> {
-        let (keys, rows) = batch_columns(batch)?;
-        let mut distinct = Vec::new();
-        let key_of_row = self.distinct_keys(keys, &mut distinct)?;
+        let (keys, rows) = key_and_row_columns(batch, "a Top-1 batch")?;
+        let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
+        let mut distinct: Vec<KeyOfBatch> = batch_keys.keys.iter().map(KeyOfBatch::new).collect();
+        let key_of_row = batch_keys.key_of_row;
         let misses = self.look_up_cache(keys, &mut distinct, now);
         let stored = read_stored(&self.column_family, &self.config, keys, &distinct, &misses)?;
         for (index, (&key, winner)) in misses.iter().zip(&stored).enumerate() {
@@ -190,35 +193,6 @@ impl Top1Ranker {
             Arc::new(replaced_bytes.finish()),
         ];
         Ok(StructArray::try_new(result_fields(), columns, None)?)
-    }
-
-    /// The distinct keys of the batch, in order of first appearance, and each row's key.
-    fn distinct_keys(&self, keys: &BinaryArray, distinct: &mut Vec<KeyOfBatch>) -> Result<Vec<u32>> {
-        let mut table: HashTable<u32> = HashTable::with_capacity(keys.len());
-        let mut key_of_row = Vec::with_capacity(keys.len());
-        for i in 0..keys.len() {
-            let key = keys.value(i);
-            let java_hash = row_hash(key)?;
-            let hash = spread(java_hash);
-            let found = table.find(hash, |&k| keys.value(distinct[k as usize].first_row as usize) == key).copied();
-            let index = match found {
-                Some(index) => index,
-                None => {
-                    let index = distinct.len() as u32;
-                    distinct.push(KeyOfBatch {
-                        first_row: i as u32,
-                        hash,
-                        key_group: self.config.layout.key_group(java_hash)?,
-                        winner: Winner::None,
-                        written: false,
-                    });
-                    table.insert_unique(hash, index, |&k| distinct[k as usize].hash);
-                    index
-                }
-            };
-            key_of_row.push(index);
-        }
-        Ok(key_of_row)
     }
 
     /// Sets the winner of every cached key; returns the keys the cache lacks.
@@ -347,17 +321,6 @@ fn update_cache(
             Winner::Cached(_) | Winner::None => {}
         }
     }
-}
-
-fn batch_columns(batch: &StructArray) -> Result<(&BinaryArray, &BinaryArray)> {
-    let column = |name: &str| {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_any().downcast_ref::<BinaryArray>())
-            .filter(|c| c.null_count() == 0)
-            .ok_or_else(|| NativeError::Internal(format!("a Top-1 batch needs a non-null binary column '{name}'")))
-    };
-    Ok((column("key")?, column("row")?))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use jni::JNIEnv;
 
 use super::guard::{call, CallResult};
 use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, Top1RankerHandle};
+use crate::columnar::batch_keys;
 use crate::columnar::key_groups::KeyGroupLayout;
 use crate::columnar::sort_key::{FieldType, SortField, SortKey};
 use crate::columnar::top1::{self, Top1Config, Top1Ranker};
@@ -45,7 +46,7 @@ impl RankerWithStats {
     }
 }
 
-fn pointer<T>(address: jlong, what: &str) -> Result<*mut T, NativeError> {
+pub(super) fn pointer<T>(address: jlong, what: &str) -> Result<*mut T, NativeError> {
     if address == 0 || !(address as usize).is_multiple_of(std::mem::align_of::<T>()) {
         return Err(NativeError::Internal(format!("bad address {address:#x} of {what}")));
     }
@@ -54,7 +55,7 @@ fn pointer<T>(address: jlong, what: &str) -> Result<*mut T, NativeError> {
 
 /// Fails unless the exported schema at `address` is `expected` (names and types; nullability
 /// aside). The schema is released either way.
-fn check_schema(address: jlong, expected: &DataType) -> Result<(), NativeError> {
+pub(super) fn check_schema(address: jlong, expected: &DataType) -> Result<(), NativeError> {
     // SAFETY: Java exported a valid ArrowSchema at this address for this call; from_raw moves it
     // out, so it is released exactly once, when `schema` drops.
     let schema = unsafe { FFI_ArrowSchema::from_raw(pointer(address, "a batch schema")?) };
@@ -71,6 +72,51 @@ fn check_schema(address: jlong, expected: &DataType) -> Result<(), NativeError> 
     } else {
         Err(NativeError::Internal(format!("batches of type {actual} where {expected} was expected")))
     }
+}
+
+/// The key-group layout Java describes with these four ints.
+pub(super) fn key_group_layout(
+    prefix_bytes: jint,
+    max_parallelism: jint,
+    first_key_group: jint,
+    last_key_group: jint,
+) -> Result<KeyGroupLayout, NativeError> {
+    let non_negative = |v: jint, what: &str| u32::try_from(v).map_err(|_| NativeError::Internal(format!("{what} {v}")));
+    KeyGroupLayout::new(
+        prefix_bytes as usize,
+        non_negative(max_parallelism, "maximum parallelism")?,
+        non_negative(first_key_group, "first key group")?,
+        non_negative(last_key_group, "last key group")?,
+    )
+}
+
+/// Takes over the batch Java exported at `batch_array`: it is released exactly once, when the
+/// returned array's last buffer drops, whatever happens next.
+pub(super) fn import_batch(batch_array: jlong) -> Result<StructArray, NativeError> {
+    // SAFETY: Java exported a valid ArrowArray of a batch at this address for this call;
+    // from_raw moves it out, so it is released exactly once, when its last Arrow buffer drops.
+    let array = unsafe { FFI_ArrowArray::from_raw(pointer(batch_array, "a batch")?) };
+    // SAFETY: the data type is the batch type checked against Java's schema at open.
+    let data = unsafe { from_ffi_and_data_type(array, batch_keys::batch_type())? };
+    data.validate_full()?;
+    Ok(StructArray::from(data))
+}
+
+/// Moves `result` into the empty structs Java allocated at these addresses; Java owns it then.
+pub(super) fn export_result(result: StructArray, result_array: jlong, result_schema: jlong) -> Result<(), NativeError> {
+    let data = result.to_data();
+    let schema = FFI_ArrowSchema::try_from(data.data_type())?;
+    let (array_out, schema_out) = (
+        pointer::<FFI_ArrowArray>(result_array, "a result")?,
+        pointer::<FFI_ArrowSchema>(result_schema, "a result schema")?,
+    );
+    // SAFETY: Java allocated both structs empty for this call; writing moves the result's
+    // ownership to Java, which releases it when it closes the imported vectors.
+    unsafe {
+        std::ptr::write(array_out, FFI_ArrowArray::new(&data));
+        std::ptr::write(schema_out, schema);
+    }
+    Ok(())
 }
 
 fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<SortKey> {
@@ -126,14 +172,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
         }
         let column_family = unsafe { borrow::<ColumnFamilyHandle>(column_family)? }.clone();
         let arity = usize::try_from(arity).map_err(|_| NativeError::Internal(format!("row arity {arity}")))?;
-        let non_negative =
-            |v: jint, what: &str| u32::try_from(v).map_err(|_| NativeError::Internal(format!("{what} {v}")));
-        let layout = KeyGroupLayout::new(
-            key_group_prefix_bytes as usize,
-            non_negative(max_parallelism, "maximum parallelism")?,
-            non_negative(first_key_group, "first key group")?,
-            non_negative(last_key_group, "last key group")?,
-        )?;
+        let layout = key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?;
         let config = Top1Config {
             arity,
             sort_key: sort_key(env, &sort_fields, arity)?,
@@ -170,28 +209,11 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rank
     now_millis: jlong,
 ) {
     call(&mut env, (), |_| {
-        // SAFETY: Java exported a valid ArrowArray of a batch at this address for this call;
-        // from_raw moves it out, so it is released exactly once, when its last Arrow buffer drops.
-        let array = unsafe { FFI_ArrowArray::from_raw(pointer(batch_array, "a batch")?) };
+        let batch = import_batch(batch_array)?;
         let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
-        // SAFETY: the data type is the batch type checked against Java's schema at open.
-        let data = unsafe { from_ffi_and_data_type(array, top1::batch_type())? };
-        data.validate_full()?;
-        let result = ranker.ranker.rank(&StructArray::from(data), now_millis)?;
+        let result = ranker.ranker.rank(&batch, now_millis)?;
         ranker.publish_stats();
-        let data = result.to_data();
-        let schema = FFI_ArrowSchema::try_from(data.data_type())?;
-        let (array_out, schema_out) = (
-            pointer::<FFI_ArrowArray>(result_array, "a result")?,
-            pointer::<FFI_ArrowSchema>(result_schema, "a result schema")?,
-        );
-        // SAFETY: Java allocated both structs empty for this call; writing moves the result's
-        // ownership to Java, which releases it when it closes the imported vectors.
-        unsafe {
-            std::ptr::write(array_out, FFI_ArrowArray::new(&data));
-            std::ptr::write(schema_out, schema);
-        }
-        Ok(())
+        Ok(export_result(result, result_array, result_schema)?)
     })
 }
 

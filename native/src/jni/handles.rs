@@ -20,6 +20,8 @@ pub(super) type ColumnFamilyHandle = StateColumnFamily;
 pub(super) type ScanHandle = KeyGroupScan;
 /// `NativeTop1Ranker`: one Top-1 operator instance's ranker, with its statistics block.
 pub(super) type Top1RankerHandle = super::columnar_entry_points::RankerWithStats;
+/// `NativeUpsertMaterializer`: one sink upsert materializer instance.
+pub(super) type UpsertMaterializerHandle = crate::columnar::upsert::UpsertMaterializer;
 
 /// Moves `value` to the heap and returns its address as a handle.
 pub(super) fn into_handle<T>(value: T) -> jlong {

@@ -11,3 +11,4 @@ mod handles;
 mod snapshot_entry_points;
 mod ttl_callbacks;
 mod ttl_entry_points;
+mod upsert_entry_points;

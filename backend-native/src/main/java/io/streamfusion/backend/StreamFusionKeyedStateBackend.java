@@ -5,11 +5,15 @@ import io.streamfusion.api.BatchValueState;
 import io.streamfusion.api.CandidateIndexBackend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
+import io.streamfusion.api.columnar.FlinkUpsertState;
 import io.streamfusion.api.columnar.Top1Ranker;
 import io.streamfusion.api.columnar.Top1RankerSpec;
+import io.streamfusion.api.columnar.UpsertMaterializer;
+import io.streamfusion.api.columnar.UpsertMaterializerSpec;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.columnar.Top1RankerFactory;
+import io.streamfusion.backend.columnar.UpsertMaterializerFactory;
 import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeSlotMemory;
@@ -158,7 +162,11 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     private final KeyedStateContext<K> stateContext = new StateContext();
 
     /** Rankers not closed by their operators are closed with the backend. */
-    private final List<Top1Ranker> openRankers = new ArrayList<>();
+    /** The columnar kernels opened over this backend's states, closed when it is disposed. */
+    private final List<AutoCloseable> openKernels = new ArrayList<>();
+
+    /** The value serializers of the key/value states this backend restored, by state name. */
+    private final Map<String, TypeSerializer<?>> restoredStateSerializers = new HashMap<>();
 
     private boolean disposed;
 
@@ -201,6 +209,13 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         this.instanceDirectory = instanceDirectory;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
         this.kvStateInformation = kvStateInformation;
+        kvStateInformation.forEach(
+                (name, registered) -> {
+                    if (registered.isKeyValueState()) {
+                        restoredStateSerializers.put(
+                                name, registered.keyValueMetaInfo().getStateSerializer());
+                    }
+                });
         this.registeredPQStates = registeredPQStates;
         this.heapPriorityQueuesManager =
                 new HeapPriorityQueuesManager(
@@ -545,8 +560,48 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         keyGroupRange,
                         ttlTimeProvider,
                         batchSchemaAddress);
-        openRankers.add(ranker);
+        openKernels.add(ranker);
         return ranker;
+    }
+
+    @Override
+    public UpsertMaterializer openUpsertMaterializer(
+            String indexName,
+            StateTtlConfig ttlConfig,
+            @Nullable FlinkUpsertState flinkState,
+            UpsertMaterializerSpec spec,
+            long batchSchemaAddress)
+            throws Exception {
+        checkRowDataSerializer("key", keySerializer);
+        getCandidateIndexState(indexName, BytePrimitiveArraySerializer.INSTANCE, ttlConfig);
+        NativeColumnFamily flinkList = null;
+        if (flinkState != null) {
+            getPartitionedState(
+                    VoidNamespace.INSTANCE,
+                    VoidNamespaceSerializer.INSTANCE,
+                    flinkState.descriptor());
+            flinkList = kvStateInformation.get(flinkState.descriptor().getName()).columnFamily();
+        }
+        UpsertMaterializer materializer =
+                UpsertMaterializerFactory.open(
+                        kvStateInformation.get(indexName).columnFamily(),
+                        ttlConfig,
+                        flinkList,
+                        flinkState,
+                        spec,
+                        keyGroupPrefixBytes,
+                        numberOfKeyGroups,
+                        keyGroupRange,
+                        ttlTimeProvider,
+                        batchSchemaAddress);
+        openKernels.add(materializer);
+        return materializer;
+    }
+
+    @Nullable
+    @Override
+    public TypeSerializer<?> restoredStateSerializer(String name) {
+        return restoredStateSerializers.get(name);
     }
 
     /** Native kernels read the bytes of Flink's {@code RowDataSerializer} and nothing else. */
@@ -812,8 +867,8 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
             return;
         }
         disposed = true;
-        openRankers.forEach(IOUtils::closeQuietly);
-        openRankers.clear();
+        openKernels.forEach(IOUtils::closeQuietly);
+        openKernels.clear();
         super.dispose();
         // Blocks until every snapshot holding a lease has released it, so no native call can
         // run on a freed store.

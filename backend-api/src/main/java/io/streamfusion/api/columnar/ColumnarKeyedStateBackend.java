@@ -1,6 +1,10 @@
 package io.streamfusion.api.columnar;
 
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
+import javax.annotation.Nullable;
 
 /**
  * Implemented by keyed state backends that run columnar kernels next to their state: an operator
@@ -21,4 +25,28 @@ public interface ColumnarKeyedStateBackend {
     Top1Ranker openTop1Ranker(
             ValueStateDescriptor<?> winnerState, Top1RankerSpec spec, long batchSchemaAddress)
             throws Exception;
+
+    /**
+     * Opens an upsert materializer over the candidate index {@code indexName}, registered as a
+     * candidate index with {@code ttlConfig}. Keys and rows must be {@code RowData}.
+     *
+     * @param flinkState Flink's own materializer state to convert keys from, or null for none
+     * @param batchSchemaAddress the address of an Arrow C Data Interface {@code ArrowSchema}
+     *     holding {@link UpsertMaterializer#BATCH_SCHEMA}'s layout; checked and released
+     */
+    UpsertMaterializer openUpsertMaterializer(
+            String indexName,
+            StateTtlConfig ttlConfig,
+            @Nullable FlinkUpsertState flinkState,
+            UpsertMaterializerSpec spec,
+            long batchSchemaAddress)
+            throws Exception;
+
+    /**
+     * The value serializer (as restored from its snapshot) of the key/value state {@code name} this
+     * backend restored, whether or not the job registered it since; null if it restored no such
+     * state. Lets an operator tell which operator wrote a state before it registers it.
+     */
+    @Nullable
+    TypeSerializer<?> restoredStateSerializer(String name);
 }

@@ -5,7 +5,6 @@ import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeTop1Ranker;
 
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
@@ -33,7 +32,9 @@ public final class Top1RankerFactory {
             KeyGroupRange keyGroupRange,
             TtlTimeProvider ttlClock,
             long batchSchemaAddress) {
-        long ttlMillis = ttlMillis(winnerState);
+        long ttlMillis =
+                SqlOperatorTtl.millis(
+                        winnerState.getTtlConfig(), winnerState.getName(), "Top-1 ranker");
         NativeTop1Ranker ranker =
                 NativeTop1Ranker.open(
                         columnFamily,
@@ -61,24 +62,5 @@ public final class Top1RankerFactory {
                             : "without a cache");
         }
         return new StreamFusionTop1Ranker(ranker, ttlClock);
-    }
-
-    private static long ttlMillis(ValueStateDescriptor<?> winnerState) {
-        StateTtlConfig ttl = winnerState.getTtlConfig();
-        if (!ttl.isEnabled()) {
-            return 0;
-        }
-        if (ttl.getUpdateType() != StateTtlConfig.UpdateType.OnCreateAndWrite
-                || ttl.getStateVisibility() != StateTtlConfig.StateVisibility.NeverReturnExpired
-                || ttl.getTtlTimeCharacteristic()
-                        != StateTtlConfig.TtlTimeCharacteristic.ProcessingTime) {
-            throw new UnsupportedOperationException(
-                    "State '"
-                            + winnerState.getName()
-                            + "': the native Top-1 ranker supports the TTL of Flink's SQL operators"
-                            + " only (OnCreateAndWrite, NeverReturnExpired, processing time), not "
-                            + ttl);
-        }
-        return Math.max(1, ttl.getTimeToLive().toMillis());
     }
 }

@@ -111,4 +111,27 @@ final class NativeMethods {
             long nowMillis);
 
     static native void closeTop1Ranker(long ranker);
+
+    static native long openUpsertMaterializer(
+            long candidateColumnFamily,
+            long flinkListColumnFamily,
+            int flinkListFormat,
+            int arity,
+            int[] upsertKeyFields,
+            long batchMemoryBytes,
+            long ttlMillis,
+            int keyGroupPrefixBytes,
+            int maxParallelism,
+            int firstKeyGroup,
+            int lastKeyGroup,
+            long batchSchemaAddress);
+
+    static native void materializeUpsertBatch(
+            long materializer,
+            long batchArrayAddress,
+            long resultArrayAddress,
+            long resultSchemaAddress,
+            long nowMillis);
+
+    static native void closeUpsertMaterializer(long materializer);
 }

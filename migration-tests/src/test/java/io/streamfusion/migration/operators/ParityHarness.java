@@ -28,6 +28,7 @@ import org.apache.flink.types.Row;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,14 +107,24 @@ final class ParityHarness {
     record Outcome(List<Row> changelog, long columnarRows) {}
 
     Outcome run(Shape shape, List<Phase> phases) throws Exception {
-        String run = shape.name().replaceAll("[^A-Za-z0-9]", "_") + "-" + UUID.randomUUID();
-        ScriptedRows.register(run, shape.rows());
+        return runEach(Collections.nCopies(phases.size(), shape), phases);
+    }
+
+    /**
+     * Runs phase {@code i} with {@code shapes.get(i)}: shapes that differ in their options only
+     * (say, a strategy), over the first shape's rows.
+     */
+    Outcome runEach(List<Shape> shapes, List<Phase> phases) throws Exception {
+        Shape first = shapes.get(0);
+        String run = first.name().replaceAll("[^A-Za-z0-9]", "_") + "-" + UUID.randomUUID();
+        ScriptedRows.register(run, first.rows());
         try {
             String restorePath = null;
             long columnarRows = 0;
-            for (Phase phase : phases) {
+            for (int i = 0; i < phases.size(); i++) {
+                Phase phase = phases.get(i);
                 ScriptedRows.openUntil(run, phase.afterRows());
-                JobClient job = submit(shape, run, phase, restorePath);
+                JobClient job = submit(shapes.get(i), run, phase, restorePath);
                 if (phase.stop() == Stop.END) {
                     columnarRows +=
                             columnarRows(

@@ -15,7 +15,11 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.complex.StructVector;
 
 /**
  * Base of the keyed columnar operators: gathers the rows that reach the operator into an Arrow
@@ -46,6 +50,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
 
     private transient BufferAllocator allocator;
     private transient RowBatch batch;
+    private transient ArrowArray batchArray;
     private transient KeySelector<RowData, RowData> keySelector;
     private transient RowDataSerializer inputSerializer;
     private transient RowDataSerializer keySerializer;
@@ -84,6 +89,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                         allocator,
                         operatorConfig.batchRows(),
                         operatorConfig.batchMemoryBytes() / 2);
+        batchArray = ArrowArray.allocateNew(allocator);
         rowsProcessed = getMetricGroup().counter("streamfusionRowsProcessed");
         batchesProcessed = getMetricGroup().counter("streamfusionBatchesProcessed");
         rowsAccumulator = new LongCounter();
@@ -95,6 +101,60 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     /** The operator's Arrow allocator, bounded by {@code batch-memory}. */
     protected final BufferAllocator allocator() {
         return allocator;
+    }
+
+    /** One call of a native kernel on an exported batch (see {@link #runKernel}). */
+    @FunctionalInterface
+    protected interface BatchKernel {
+        void process(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
+    }
+
+    /**
+     * Exports {@code batch}, hands it to {@code kernel} in one call, and imports the kernel's
+     * result, which the caller closes. The kernel takes the exported batch over and releases it,
+     * also when it fails.
+     */
+    protected final StructVector runKernel(RowBatch batch, BatchKernel kernel) {
+        batch.exportTo(batchArray);
+        // Importing a result closes these structs; they are closed here only if there is none.
+        ArrowArray resultArray = ArrowArray.allocateNew(allocator);
+        ArrowSchema resultSchema = ArrowSchema.allocateNew(allocator);
+        try {
+            kernel.process(
+                    batchArray.memoryAddress(),
+                    resultArray.memoryAddress(),
+                    resultSchema.memoryAddress());
+        } catch (RuntimeException | Error e) {
+            resultArray.close();
+            resultSchema.close();
+            throw e;
+        } finally {
+            // A no-op once the kernel released the batch; frees it if the call failed first.
+            batchArray.release();
+        }
+        return (StructVector) Data.importVector(allocator, resultArray, resultSchema, null);
+    }
+
+    /**
+     * Exports the batch schema into a fresh {@code ArrowSchema} and hands its address to {@code
+     * open}, which takes it over; the struct is released here if {@code open} did not.
+     */
+    protected final <T> T withBatchSchema(SchemaConsumer<T> open) throws Exception {
+        try (ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+            batch.exportSchema(schema);
+            try {
+                return open.open(schema.memoryAddress());
+            } finally {
+                // A no-op once the kernel took the schema over.
+                schema.release();
+            }
+        }
+    }
+
+    /** Opens a kernel given the address of the exported batch schema. */
+    @FunctionalInterface
+    protected interface SchemaConsumer<T> {
+        T open(long batchSchemaAddress) throws Exception;
     }
 
     /** Opens what processes the batches: called once from {@link #open()}. */
@@ -162,6 +222,13 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
         rowsAccumulator.add(rows);
     }
 
+    /** Emits {@code row} without a record timestamp, as Flink's sink operators do. */
+    protected final void emitWithoutTimestamp(RowData row) {
+        outRecord.replace(row);
+        outRecord.eraseTimestamp();
+        output.collect(outRecord);
+    }
+
     /** Emits {@code row} with the record timestamp of the batch's row {@code index}. */
     protected final void emit(RowBatch batch, int index, RowData row) {
         if (batch.hasTimestamp(index)) {
@@ -198,6 +265,9 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                 closeKernel();
             }
         } finally {
+            if (batchArray != null) {
+                batchArray.close();
+            }
             if (batch != null) {
                 batch.close();
             }

@@ -2,6 +2,7 @@ package io.streamfusion.operators.rank;
 
 import io.streamfusion.api.columnar.BinaryFieldType;
 import io.streamfusion.api.columnar.SortField;
+import io.streamfusion.operators.batch.BinaryFieldTypes;
 
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
@@ -12,7 +13,6 @@ import org.apache.flink.table.runtime.generated.RecordComparator;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.math.BigDecimal;
@@ -49,7 +49,7 @@ final class SortFieldProbe {
         List<SortField> fields = new ArrayList<>();
         for (int position = 0; position < sortKeyType.getFieldCount(); position++) {
             LogicalType type = sortKeyType.getTypeAt(position);
-            Optional<BinaryFieldType> binaryType = binaryType(type);
+            Optional<BinaryFieldType> binaryType = BinaryFieldTypes.of(type);
             if (binaryType.isEmpty()) {
                 return Result.unsupported(
                         "ORDER BY "
@@ -107,53 +107,6 @@ final class SortFieldProbe {
             key.setField(p, p == position ? value : low(sortKeyType.getTypeAt(p)));
         }
         return key;
-    }
-
-    /** How a field of {@code type} is stored, if a native kernel can compare it. */
-    static Optional<BinaryFieldType> binaryType(LogicalType type) {
-        LogicalTypeRoot root = type.getTypeRoot();
-        switch (root) {
-            case BOOLEAN:
-                return Optional.of(BinaryFieldType.BOOLEAN);
-            case TINYINT:
-                return Optional.of(BinaryFieldType.TINYINT);
-            case SMALLINT:
-                return Optional.of(BinaryFieldType.SMALLINT);
-            case INTEGER:
-            case DATE:
-            case TIME_WITHOUT_TIME_ZONE:
-            case INTERVAL_YEAR_MONTH:
-                return Optional.of(BinaryFieldType.INT);
-            case BIGINT:
-            case INTERVAL_DAY_TIME:
-                return Optional.of(BinaryFieldType.BIGINT);
-            case FLOAT:
-                return Optional.of(BinaryFieldType.FLOAT);
-            case DOUBLE:
-                return Optional.of(BinaryFieldType.DOUBLE);
-            case DECIMAL:
-                return Optional.of(
-                        DecimalData.isCompact(((DecimalType) type).getPrecision())
-                                ? BinaryFieldType.COMPACT_DECIMAL
-                                : BinaryFieldType.DECIMAL);
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return Optional.of(
-                        TimestampData.isCompact(precisionOf(type))
-                                ? BinaryFieldType.COMPACT_TIMESTAMP
-                                : BinaryFieldType.TIMESTAMP);
-            case CHAR:
-            case VARCHAR:
-            case BINARY:
-            case VARBINARY:
-                return Optional.of(BinaryFieldType.BYTES);
-            default:
-                return Optional.empty();
-        }
-    }
-
-    private static int precisionOf(LogicalType type) {
-        return org.apache.flink.table.types.logical.utils.LogicalTypeChecks.getPrecision(type);
     }
 
     private static Object low(LogicalType type) {

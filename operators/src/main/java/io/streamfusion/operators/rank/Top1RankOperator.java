@@ -20,9 +20,6 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.types.RowKind;
 
-import org.apache.arrow.c.ArrowArray;
-import org.apache.arrow.c.ArrowSchema;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.TinyIntVector;
@@ -49,7 +46,6 @@ public final class Top1RankOperator extends BatchingKeyedOperator
     private final Top1OperatorSpec spec;
 
     private transient Top1Ranker ranker;
-    private transient ArrowArray batchArray;
     private transient JoinedRowData rankedRow;
 
     public Top1RankOperator(
@@ -83,18 +79,11 @@ public final class Top1RankOperator extends BatchingKeyedOperator
                         spec.generateUpdateBefore(),
                         operatorConfig.cacheBytes(),
                         operatorConfig.batchMemoryBytes());
-        try (ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
-            batch.exportSchema(schema);
-            try {
-                ranker =
-                        ((ColumnarKeyedStateBackend) getKeyedStateBackend())
-                                .openTop1Ranker(winners, rankerSpec, schema.memoryAddress());
-            } finally {
-                // A no-op once the ranker took the schema over.
-                schema.release();
-            }
-        }
-        batchArray = ArrowArray.allocateNew(allocator);
+        ranker =
+                withBatchSchema(
+                        schema ->
+                                ((ColumnarKeyedStateBackend) getKeyedStateBackend())
+                                        .openTop1Ranker(winners, rankerSpec, schema));
         rankedRow = new JoinedRowData();
         getMetricGroup()
                 .gauge(
@@ -108,26 +97,7 @@ public final class Top1RankOperator extends BatchingKeyedOperator
 
     @Override
     protected void processBatch(RowBatch batch) throws Exception {
-        batch.exportTo(batchArray);
-        // Importing a result closes these structs; they are closed here only if there is none.
-        ArrowArray resultArray = ArrowArray.allocateNew(allocator());
-        ArrowSchema resultSchema = ArrowSchema.allocateNew(allocator());
-        try {
-            ranker.rank(
-                    batchArray.memoryAddress(),
-                    resultArray.memoryAddress(),
-                    resultSchema.memoryAddress());
-        } catch (RuntimeException | Error e) {
-            resultArray.close();
-            resultSchema.close();
-            throw e;
-        } finally {
-            // The ranker took the batch over and released it; this only frees it if the call
-            // failed before it could.
-            batchArray.release();
-        }
-        try (StructVector result =
-                (StructVector) Data.importVector(allocator(), resultArray, resultSchema, null)) {
+        try (StructVector result = runKernel(batch, ranker::rank)) {
             emitResults(batch, result);
         }
     }
@@ -180,9 +150,6 @@ public final class Top1RankOperator extends BatchingKeyedOperator
     protected void closeKernel() {
         if (ranker != null) {
             ranker.close();
-        }
-        if (batchArray != null) {
-            batchArray.close();
         }
     }
 

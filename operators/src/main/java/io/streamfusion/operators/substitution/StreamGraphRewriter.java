@@ -3,6 +3,7 @@ package io.streamfusion.operators.substitution;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.OperatorOptions;
 import io.streamfusion.operators.rank.Top1Substitution;
+import io.streamfusion.operators.sink.UpsertMaterializerSubstitution;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -35,7 +36,10 @@ public final class StreamGraphRewriter {
             Set.of("streamfusion", "io.streamfusion.backend.StreamFusionStateBackendFactory");
 
     private final List<NodeSubstitution> families =
-            List.of(new Top1Substitution(), new NotYetAccelerated());
+            List.of(
+                    new Top1Substitution(),
+                    new UpsertMaterializerSubstitution(),
+                    new NotYetAccelerated());
 
     /**
      * Rewrites {@code graph} under {@code config}, the job's configuration, and logs the report.

@@ -1,0 +1,542 @@
+//! The sink upsert materializer: Flink's `SinkUpsertMaterializer` (and `SinkUpsertMaterializerV2`,
+//! which emits the same) one batch at a time, over a candidate index instead of one list value
+//! per key.
+//!
+//! Flink keeps, per sink key, the list of rows it emitted that were not retracted. An insert or
+//! update-after replaces the first row with the same upsert key (with one) or is appended, and is
+//! emitted as INSERT if the list was empty, else as UPDATE_AFTER. An update-before or delete
+//! removes the first row that is the same candidate ([`RowIdentity`]): if the list is then empty
+//! the incoming row is emitted as DELETE; if the removed row was the last one, the new last row is
+//! emitted as UPDATE_AFTER; otherwise nothing is. A retraction that matches nothing emits nothing
+//! and writes nothing.
+//!
+//! Here the list is a candidate index ([`super::candidate_entries`]): list order is sequence
+//! order, a replacement keeps its sequence, and a removal of the last row finds the one before it
+//! with one reverse seek. Per batch: the distinct keys, one multi-get of their counters, one of
+//! the hash entries the batch's rows fall under, the rows in order against an in-memory overlay of
+//! what the batch changed, and one write batch. A key restored from Flink's own state (`values`
+//! or V2's `list`) is converted on its first access, in the same write.
+//!
+//! TTL is per key, as Flink's on the list value (`OnCreateAndWrite`, `NeverReturnExpired`): a key
+//! whose last write is older than the TTL reads as empty, and its entries are deleted.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, Int32Array, Int8Array, StructArray};
+use arrow::datatypes::{DataType, Field, Fields};
+
+use super::batch_keys::{key_and_row_columns, BatchKeys};
+use super::candidate_entries::{self as entries, Counter};
+use super::key_groups::KeyGroupLayout;
+use super::row_identity::RowIdentity;
+use crate::error::{NativeError, Result};
+use crate::memory::MemoryReservation;
+use crate::store::{StateColumnFamily, StoreWrite};
+
+/// A retraction of a candidate that is not the last: nothing is emitted.
+pub const NOTHING: i8 = 0;
+/// An addition to an empty list: the row is emitted as INSERT.
+pub const INSERT: i8 = 1;
+/// An addition to a list with rows: the row is emitted as UPDATE_AFTER.
+pub const UPDATE_AFTER: i8 = 2;
+/// A retraction of the only row: the incoming row is emitted as DELETE.
+pub const DELETE: i8 = 3;
+/// A retraction of the last row: the new last row is emitted as UPDATE_AFTER.
+pub const LATEST: i8 = 4;
+/// A retraction that matched no row: nothing is emitted (Flink logs that state was lost).
+pub const NOT_FOUND: i8 = 5;
+
+const KIND_INSERT: u8 = 0;
+const KIND_UPDATE_BEFORE: u8 = 1;
+const KIND_UPDATE_AFTER: u8 = 2;
+const KIND_DELETE: u8 = 3;
+const LENGTH_BYTES: usize = 4;
+const TIMESTAMP_BYTES: usize = 8;
+
+/// How Flink's own operator stored a key's rows, for keys restored from its savepoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlinkListFormat {
+    /// `SinkUpsertMaterializer`'s `values`: `ValueState<List<RowData>>`, TTL-stamped if it has a TTL.
+    RowList,
+    /// `SinkUpsertMaterializerV2`'s `list` (VALUE strategy): `ValueState<List<Tuple2<RowData, Long>>>`.
+    SequencedRowList,
+}
+
+/// What a materializer matches candidates by and how its state is laid out.
+pub struct UpsertConfig {
+    pub identity: RowIdentity,
+    pub ttl_millis: Option<i64>,
+    pub layout: KeyGroupLayout,
+}
+
+pub use super::batch_keys::batch_type;
+
+fn result_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("decision", DataType::Int8, false),
+        Field::new("latest_row", DataType::Int32, false),
+        Field::new("latest_bytes", DataType::Binary, true),
+    ])
+}
+
+/// A candidate's row: a row of this batch (stored with the kind it was emitted as), or bytes.
+#[derive(Clone)]
+enum CandidateRow {
+    Batch { row: u32, kind: u8 },
+    Owned(Vec<u8>),
+}
+
+impl CandidateRow {
+    fn bytes<'a>(&'a self, rows: &'a BinaryArray) -> &'a [u8] {
+        match self {
+            CandidateRow::Batch { row, .. } => rows.value(*row as usize),
+            CandidateRow::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// What the batch knows of one key.
+struct KeyWork {
+    counter: Counter,
+    /// Whether the key's stored index entries are current (not new, expired or converted).
+    on_disk: bool,
+    /// Delete the key's stored entries first (they expired).
+    clear_stored: bool,
+    counter_changed: bool,
+    /// Candidates the batch wrote (`Some`) or removed (`None`), by sequence.
+    candidates: BTreeMap<i64, Option<CandidateRow>>,
+    /// Delete the key's value in Flink's own state, converted here.
+    converted: bool,
+}
+
+/// One hash entry as the batch changed it.
+struct HashWork {
+    records: Vec<(i64, CandidateRow)>,
+    changed: bool,
+}
+
+/// Flink's list state of a restored job, converted key by key.
+pub struct FlinkListState {
+    pub column_family: StateColumnFamily,
+    pub format: FlinkListFormat,
+}
+
+/// The materializer of one operator instance.
+pub struct UpsertMaterializer {
+    candidates: StateColumnFamily,
+    flink_list: Option<FlinkListState>,
+    config: UpsertConfig,
+    _reservation: Option<MemoryReservation>,
+}
+
+impl UpsertMaterializer {
+    pub fn new(
+        candidates: StateColumnFamily,
+        flink_list: Option<FlinkListState>,
+        config: UpsertConfig,
+        reservation: Option<MemoryReservation>,
+    ) -> UpsertMaterializer {
+        UpsertMaterializer { candidates, flink_list, config, _reservation: reservation }
+    }
+
+    fn expired(&self, last_write: i64, now: i64) -> bool {
+        self.config.ttl_millis.is_some_and(|ttl| last_write.saturating_add(ttl) <= now)
+    }
+
+    /// Materializes a batch (see the module documentation) and returns one result entry per row:
+    /// `decision`, `latest_row` (for [`LATEST`], the batch position of the new last row when it
+    /// came from this batch, else -1) and `latest_bytes` (for [`LATEST`], the new last row's bytes
+    /// when it came from state).
+    pub fn materialize(&self, batch: &StructArray, now: i64) -> Result<StructArray> {
+        let (keys, rows) = key_and_row_columns(batch, "an upsert batch")?;
+        let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
+        let bases: Vec<Vec<u8>> = (0..batch_keys.keys.len() as u32)
+            .map(|k| {
+                let mut base = Vec::new();
+                let key = &batch_keys.keys[k as usize];
+                self.config.layout.write_state_key(&mut base, key.key_group, batch_keys.key(keys, k));
+                base
+            })
+            .collect();
+        let mut work = self.read_counters(&bases, now)?;
+        let mut hashes = Vec::with_capacity(rows.len());
+        for i in 0..rows.len() {
+            hashes.push(self.config.identity.hash(rows.value(i))?);
+        }
+        let mut by_hash = self.convert_flink_lists(&bases, &mut work, now)?;
+        self.read_hash_entries(&bases, &batch_keys.key_of_row, &hashes, &work, &mut by_hash)?;
+
+        let n = rows.len();
+        let mut decision = Vec::with_capacity(n);
+        let mut latest_row = Vec::with_capacity(n);
+        let mut latest_bytes = BinaryBuilder::new();
+        for (i, (&key, &hash)) in batch_keys.key_of_row.iter().zip(&hashes).enumerate() {
+            let of_key = &mut work[key as usize];
+            let entry = by_hash.entry((key, hash)).or_insert_with(|| HashWork { records: Vec::new(), changed: false });
+            let row = rows.value(i);
+            let (outcome, latest) = match row.first().copied() {
+                Some(KIND_INSERT | KIND_UPDATE_AFTER) => (self.add(of_key, entry, rows, i as u32, now)?, None),
+                Some(KIND_UPDATE_BEFORE | KIND_DELETE) => {
+                    self.retract(&bases[key as usize], of_key, entry, rows, i as u32, now)?
+                }
+                other => return Err(NativeError::CorruptRow(format!("a row of kind {other:?} in an upsert batch"))),
+            };
+            decision.push(outcome);
+            match latest {
+                Some(CandidateRow::Batch { row, .. }) => {
+                    latest_row.push(row as i32);
+                    latest_bytes.append_null();
+                }
+                Some(CandidateRow::Owned(bytes)) => {
+                    latest_row.push(-1);
+                    latest_bytes.append_value(bytes);
+                }
+                None => {
+                    latest_row.push(-1);
+                    latest_bytes.append_null();
+                }
+            }
+        }
+
+        self.write(&bases, &work, &by_hash, rows)?;
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int8Array::from(decision)),
+            Arc::new(Int32Array::from(latest_row)),
+            Arc::new(latest_bytes.finish()),
+        ];
+        Ok(StructArray::try_new(result_fields(), columns, None)?)
+    }
+
+    fn add(&self, of_key: &mut KeyWork, entry: &mut HashWork, rows: &BinaryArray, i: u32, now: i64) -> Result<i8> {
+        let outcome = if of_key.counter.count == 0 { INSERT } else { UPDATE_AFTER };
+        let kind = if outcome == INSERT { KIND_INSERT } else { KIND_UPDATE_AFTER };
+        let candidate = CandidateRow::Batch { row: i, kind };
+        let replaced = match self.config.identity {
+            RowIdentity::WholeRow => None,
+            RowIdentity::Fields { .. } => self.first_match(entry, rows, i)?,
+        };
+        let sequence = match replaced {
+            Some(at) => {
+                entry.records[at].1 = candidate.clone();
+                entry.records[at].0
+            }
+            None => {
+                let counter = &mut of_key.counter;
+                let sequence = counter.next_sequence;
+                counter.next_sequence += 1;
+                counter.count += 1;
+                counter.latest_sequence = sequence;
+                entry.records.push((sequence, candidate.clone()));
+                sequence
+            }
+        };
+        entry.changed = true;
+        of_key.candidates.insert(sequence, Some(candidate));
+        of_key.counter.last_write = now;
+        of_key.counter_changed = true;
+        Ok(outcome)
+    }
+
+    fn retract(
+        &self,
+        base: &[u8],
+        of_key: &mut KeyWork,
+        entry: &mut HashWork,
+        rows: &BinaryArray,
+        i: u32,
+        now: i64,
+    ) -> Result<(i8, Option<CandidateRow>)> {
+        let Some(at) = self.first_match(entry, rows, i)? else {
+            return Ok((NOT_FOUND, None));
+        };
+        let (sequence, _) = entry.records.remove(at);
+        entry.changed = true;
+        of_key.candidates.insert(sequence, None);
+        let counter = &mut of_key.counter;
+        counter.count -= 1;
+        counter.last_write = now;
+        of_key.counter_changed = true;
+        if counter.count == 0 {
+            counter.latest_sequence = -1;
+            return Ok((DELETE, None));
+        }
+        if sequence != counter.latest_sequence {
+            return Ok((NOTHING, None));
+        }
+        let (latest, row) = self.latest_before(base, of_key, sequence)?;
+        of_key.counter.latest_sequence = latest;
+        Ok((LATEST, Some(row)))
+    }
+
+    /// The position in `entry` of the oldest candidate that is the same as row `i`.
+    fn first_match(&self, entry: &HashWork, rows: &BinaryArray, i: u32) -> Result<Option<usize>> {
+        let row = rows.value(i as usize);
+        for (at, (_, candidate)) in entry.records.iter().enumerate() {
+            if self.config.identity.equals(row, candidate.bytes(rows))? {
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The last candidate before `sequence`, which the key still has: the greater of the batch's
+    /// last written one and the stored one the batch did not touch, found by a reverse seek.
+    fn latest_before(&self, base: &[u8], of_key: &KeyWork, sequence: i64) -> Result<(i64, CandidateRow)> {
+        let written = of_key.candidates.range(..sequence).rev().find_map(|(&s, c)| c.as_ref().map(|c| (s, c.clone())));
+        if of_key.on_disk {
+            let floor = written.as_ref().map_or(i64::MIN, |w| w.0);
+            let mut prefix = Vec::new();
+            entries::candidate_key(&mut prefix, base, 0);
+            prefix.truncate(prefix.len() - 8);
+            let mut before = Vec::new();
+            entries::candidate_key(&mut before, base, sequence);
+            let mut below_floor = false;
+            let stored = self.candidates.last_entry_before(&prefix, &before, |key| {
+                let s = entries::sequence_of_candidate_key(key)?;
+                below_floor = s <= floor;
+                Ok(below_floor || !of_key.candidates.contains_key(&s))
+            })?;
+            if let Some((key, value)) = stored.filter(|_| !below_floor) {
+                let payload = entries::payload_of(&value, "candidate")?;
+                let row = serialized_row(payload, "a candidate index entry")?;
+                return Ok((entries::sequence_of_candidate_key(&key)?, CandidateRow::Owned(row.to_vec())));
+            }
+        }
+        written.ok_or_else(|| {
+            NativeError::CorruptState(format!(
+                "the candidate index of state '{}' counts candidates before sequence {sequence}, but has none",
+                self.candidates.name()
+            ))
+        })
+    }
+
+    /// Each key's counter, with one multi-get; an expired key starts empty.
+    fn read_counters(&self, bases: &[Vec<u8>], now: i64) -> Result<Vec<KeyWork>> {
+        let counter_keys: Vec<Vec<u8>> = bases
+            .iter()
+            .map(|base| {
+                let mut key = Vec::new();
+                entries::counter_key(&mut key, base);
+                key
+            })
+            .collect();
+        let mut work = Vec::with_capacity(bases.len());
+        for value in self.candidates.multi_get_pinned(&counter_keys)? {
+            let stored = value.map(|v| Counter::parse(&v)).transpose()?;
+            let expired = stored.is_some_and(|c| self.expired(c.last_write, now));
+            work.push(KeyWork {
+                counter: stored.filter(|_| !expired).unwrap_or(Counter::EMPTY),
+                on_disk: stored.is_some() && !expired,
+                clear_stored: expired,
+                counter_changed: false,
+                candidates: BTreeMap::new(),
+                converted: false,
+            });
+        }
+        Ok(work)
+    }
+
+    /// Converts the keys that have no index but a list in Flink's own state (with one multi-get):
+    /// their rows become candidates 0, 1, ... in list order. Returns the hash entries made.
+    fn convert_flink_lists(
+        &self,
+        bases: &[Vec<u8>],
+        work: &mut [KeyWork],
+        now: i64,
+    ) -> Result<HashMap<(u32, u32), HashWork>> {
+        let mut by_hash = HashMap::new();
+        let Some(flink) = &self.flink_list else {
+            return Ok(by_hash);
+        };
+        let unindexed: Vec<u32> =
+            (0..work.len() as u32).filter(|&k| !work[k as usize].on_disk && !work[k as usize].clear_stored).collect();
+        let list_keys: Vec<&[u8]> = unindexed.iter().map(|&k| &bases[k as usize][..]).collect();
+        for (&key, value) in unindexed.iter().zip(flink.column_family.multi_get_pinned(&list_keys)?) {
+            let Some(value) = value else { continue };
+            let of_key = &mut work[key as usize];
+            of_key.converted = true;
+            let (written_at, rows) = parse_flink_list(&value, flink.format, self.config.ttl_millis.is_some())
+                .map_err(|e| NativeError::CorruptState(format!("state '{}': {e}", flink.column_family.name())))?;
+            if written_at.is_some_and(|at| self.expired(at, now)) || rows.is_empty() {
+                continue;
+            }
+            for (sequence, row) in rows.into_iter().enumerate() {
+                let sequence = sequence as i64;
+                let candidate = CandidateRow::Owned(row.to_vec());
+                let hash = self.config.identity.hash(row)?;
+                by_hash
+                    .entry((key, hash))
+                    .or_insert_with(|| HashWork { records: Vec::new(), changed: true })
+                    .records
+                    .push((sequence, candidate.clone()));
+                of_key.candidates.insert(sequence, Some(candidate));
+                of_key.counter.next_sequence = sequence + 1;
+                of_key.counter.count = sequence + 1;
+                of_key.counter.latest_sequence = sequence;
+            }
+            of_key.counter.last_write = written_at.unwrap_or(now);
+            of_key.counter_changed = true;
+        }
+        Ok(by_hash)
+    }
+
+    /// The stored hash entries of the batch's rows whose keys have an index, with one multi-get.
+    fn read_hash_entries(
+        &self,
+        bases: &[Vec<u8>],
+        key_of_row: &[u32],
+        hashes: &[u32],
+        work: &[KeyWork],
+        by_hash: &mut HashMap<(u32, u32), HashWork>,
+    ) -> Result<()> {
+        let mut wanted = Vec::new();
+        let mut hash_keys = Vec::new();
+        for (&key, &hash) in key_of_row.iter().zip(hashes) {
+            if work[key as usize].on_disk && !by_hash.contains_key(&(key, hash)) {
+                by_hash.insert((key, hash), HashWork { records: Vec::new(), changed: false });
+                let mut hash_key = Vec::new();
+                entries::hash_key(&mut hash_key, &bases[key as usize], hash);
+                hash_keys.push(hash_key);
+                wanted.push((key, hash));
+            }
+        }
+        for (pair, value) in wanted.into_iter().zip(self.candidates.multi_get_pinned(&hash_keys)?) {
+            if let Some(value) = value {
+                let records = entries::parse_hash_entry(&value)?;
+                let work = by_hash.get_mut(&pair).expect("inserted above");
+                for (sequence, serialized) in records {
+                    let row = serialized_row(serialized, "a candidate index hash entry")?;
+                    work.records.push((sequence, CandidateRow::Owned(row.to_vec())));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One write batch of everything the batch changed.
+    fn write(
+        &self,
+        bases: &[Vec<u8>],
+        work: &[KeyWork],
+        by_hash: &HashMap<(u32, u32), HashWork>,
+        rows: &BinaryArray,
+    ) -> Result<()> {
+        let mut write = StoreWrite::to_store_of(&self.candidates);
+        let (mut key, mut value) = (Vec::new(), Vec::new());
+        for (base, of_key) in bases.iter().zip(work) {
+            if of_key.clear_stored {
+                write.delete_prefix(&self.candidates, base)?;
+            }
+            if of_key.converted {
+                let flink = self.flink_list.as_ref().expect("converted from Flink's list state");
+                write.delete(&flink.column_family, base)?;
+            }
+            for (&sequence, candidate) in &of_key.candidates {
+                key.clear();
+                entries::candidate_key(&mut key, base, sequence);
+                match candidate {
+                    Some(candidate) => {
+                        value.clear();
+                        let (kind, row) = stored_row(candidate, rows);
+                        let length = (row.len() as u32).to_be_bytes();
+                        entries::map_value(&mut value, &[&length, &[kind], &row[1..]]);
+                        write.put(&self.candidates, &key, &value)?;
+                    }
+                    None => write.delete(&self.candidates, &key)?,
+                }
+            }
+            if of_key.counter_changed {
+                key.clear();
+                entries::counter_key(&mut key, base);
+                if of_key.counter.count == 0 {
+                    write.delete(&self.candidates, &key)?;
+                } else {
+                    value.clear();
+                    of_key.counter.encode(&mut value);
+                    write.put(&self.candidates, &key, &value)?;
+                }
+            }
+        }
+        let mut serialized = Vec::new();
+        for (&(k, hash), entry) in by_hash.iter().filter(|(_, e)| e.changed) {
+            key.clear();
+            entries::hash_key(&mut key, &bases[k as usize], hash);
+            if entry.records.is_empty() {
+                write.delete(&self.candidates, &key)?;
+                continue;
+            }
+            // Each record holds the candidate as its serializer writes it: length, then the row.
+            serialized.clear();
+            let mut bounds = Vec::with_capacity(entry.records.len());
+            for (sequence, candidate) in &entry.records {
+                let start = serialized.len();
+                let (kind, row) = stored_row(candidate, rows);
+                serialized.extend_from_slice(&(row.len() as u32).to_be_bytes());
+                serialized.push(kind);
+                serialized.extend_from_slice(&row[1..]);
+                bounds.push((*sequence, start, serialized.len()));
+            }
+            value.clear();
+            entries::encode_hash_entry(&mut value, bounds.iter().map(|&(s, start, end)| (s, &serialized[start..end])));
+            write.put(&self.candidates, &key, &value)?;
+        }
+        if write.is_empty() {
+            return Ok(());
+        }
+        write.commit()
+    }
+}
+
+/// A candidate as stored: the row kind it carries and its bytes (whose first byte is the kind
+/// it had when it arrived).
+fn stored_row<'a>(candidate: &'a CandidateRow, rows: &'a BinaryArray) -> (u8, &'a [u8]) {
+    let bytes = candidate.bytes(rows);
+    let kind = match candidate {
+        CandidateRow::Batch { kind, .. } => *kind,
+        CandidateRow::Owned(bytes) => bytes[0],
+    };
+    (kind, bytes)
+}
+
+/// The row of a `RowDataSerializer`'s bytes: a big-endian length, then the row.
+fn serialized_row<'a>(serialized: &'a [u8], what: &str) -> Result<&'a [u8]> {
+    let length = serialized.get(..LENGTH_BYTES).map(|l| u32::from_be_bytes(l.try_into().expect("four bytes")));
+    match length {
+        Some(len) if len as usize == serialized.len() - LENGTH_BYTES && len > 0 => Ok(&serialized[LENGTH_BYTES..]),
+        _ => Err(NativeError::CorruptState(format!("{what} of {} bytes is not a serialized row", serialized.len()))),
+    }
+}
+
+/// The rows (and, with a TTL, the write time) of a value of Flink's list state.
+fn parse_flink_list(value: &[u8], format: FlinkListFormat, ttl: bool) -> Result<(Option<i64>, Vec<&[u8]>)> {
+    let corrupt =
+        |at: usize| NativeError::CorruptState(format!("a list value of {} bytes is cut off at byte {at}", value.len()));
+    let mut at = 0;
+    let mut take = |n: usize| -> Result<&[u8]> {
+        let bytes = value.get(at..at + n).ok_or_else(|| corrupt(at))?;
+        at += n;
+        Ok(bytes)
+    };
+    let written_at = if ttl && format == FlinkListFormat::RowList {
+        Some(i64::from_be_bytes(take(TIMESTAMP_BYTES)?.try_into().expect("eight bytes")))
+    } else {
+        None
+    };
+    let count = u32::from_be_bytes(take(LENGTH_BYTES)?.try_into().expect("four bytes")) as usize;
+    let mut rows = Vec::with_capacity(count.min(value.len() / LENGTH_BYTES));
+    for _ in 0..count {
+        let len = u32::from_be_bytes(take(LENGTH_BYTES)?.try_into().expect("four bytes")) as usize;
+        rows.push(take(len)?);
+        if format == FlinkListFormat::SequencedRowList {
+            take(TIMESTAMP_BYTES)?;
+        }
+    }
+    if at != value.len() {
+        return Err(corrupt(at));
+    }
+    Ok((written_at, rows))
+}
+
+#[cfg(test)]
+mod tests;
