@@ -284,6 +284,38 @@ impl StoreWrite {
     }
 }
 
+/// An iterator over one column family at the moment it was made (later writes are not seen).
+pub struct EntryCursor<'a> {
+    it: rocksdb::DBRawIteratorWithThreadMode<'a, Db>,
+}
+
+impl EntryCursor<'_> {
+    /// The greatest entry below `before` whose key starts with `prefix` and that `accept` takes,
+    /// walking backwards from `before`; every key walked past is handed to `accept`.
+    pub fn last_before(
+        &mut self,
+        prefix: &[u8],
+        before: &[u8],
+        mut accept: impl FnMut(&[u8]) -> Result<bool>,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        self.it.seek_for_prev(before);
+        if self.it.key() == Some(before) {
+            self.it.prev();
+        }
+        while let (Some(key), Some(value)) = (self.it.key(), self.it.value()) {
+            if !key.starts_with(prefix) {
+                break;
+            }
+            if accept(key)? {
+                return Ok(Some((key.to_vec(), value.to_vec())));
+            }
+            self.it.prev();
+        }
+        self.it.status()?;
+        Ok(None)
+    }
+}
+
 /// The column family of one registered state, keeping its store alive.
 ///
 /// Field order matters: the column family handle must be dropped before the store that owns
@@ -443,30 +475,10 @@ impl StateColumnFamily {
         Ok(found)
     }
 
-    /// The greatest entry below `before` whose key starts with `prefix` and that `accept` takes,
-    /// walking backwards from `before`; every key walked past is handed to `accept`.
-    pub fn last_entry_before(
-        &self,
-        prefix: &[u8],
-        before: &[u8],
-        mut accept: impl FnMut(&[u8]) -> Result<bool>,
-    ) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        let mut read = ReadOptions::default();
-        read.set_iterate_lower_bound(prefix.to_vec());
-        read.set_iterate_upper_bound(before.to_vec());
-        let mut it = self.store.db.raw_iterator_cf_opt(&self.cf, read);
-        it.seek_to_last();
-        while let (Some(key), Some(value)) = (it.key(), it.value()) {
-            if !key.starts_with(prefix) {
-                break;
-            }
-            if accept(key)? {
-                return Ok(Some((key.to_vec(), value.to_vec())));
-            }
-            it.prev();
-        }
-        it.status()?;
-        Ok(None)
+    /// A cursor over this column family as it is now, for many seeks: creating a RocksDB
+    /// iterator (its memtable and file iterators) costs far more than one seek.
+    pub fn cursor(&self) -> EntryCursor<'_> {
+        EntryCursor { it: self.store.db.raw_iterator_cf_opt(&self.cf, ReadOptions::default()) }
     }
 
     /// Deletes every entry whose key starts with `prefix` in one atomic write.

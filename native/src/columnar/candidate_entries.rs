@@ -7,13 +7,17 @@
 //!   time of the last write, four big-endian longs;
 //! - `[0x01][sequence]`: a candidate's serialized bytes, in append order;
 //! - `[0x02][hash]`: the candidates filed under one hash, ascending by sequence, each as
-//!   `[sequence: 8][length: 4][bytes]`.
+//!   `[sequence: 8][length: 4][bytes]`;
+//! - `[0x03]`: instead of all of the above, a key's few candidates in one entry (the upsert
+//!   materializer's inline list): time of the last write, the count, then each candidate's
+//!   serialized bytes in order.
 
 use crate::error::{NativeError, Result};
 
 const COUNTER: u8 = 0;
 const CANDIDATE: u8 = 1;
 const BY_HASH: u8 = 2;
+const INLINE: u8 = 3;
 
 /// Flink's not-null flag and the byte-array length before a map value's payload.
 pub const MAP_VALUE_HEADER: usize = 5;
@@ -42,6 +46,11 @@ pub fn candidate_key(out: &mut Vec<u8>, base: &[u8], sequence: i64) {
 /// Appends the key of `base`'s hash entry `hash` to `out`.
 pub fn hash_key(out: &mut Vec<u8>, base: &[u8], hash: u32) {
     user_key(out, base, BY_HASH, &hash.to_be_bytes());
+}
+
+/// Appends the key of `base`'s inline list (a key's few candidates in one entry) to `out`.
+pub fn inline_key(out: &mut Vec<u8>, base: &[u8]) {
+    user_key(out, base, INLINE, &[]);
 }
 
 /// The sequence of a candidate entry's key.

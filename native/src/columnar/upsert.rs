@@ -32,7 +32,8 @@ use super::key_groups::KeyGroupLayout;
 use super::row_identity::RowIdentity;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
-use crate::store::{StateColumnFamily, StoreWrite};
+use crate::store::{EntryCursor, StateColumnFamily, StoreWrite};
+use inline_list::InlineList;
 
 /// A retraction of a candidate that is not the last: nothing is emitted.
 pub const NOTHING: i8 = 0;
@@ -68,7 +69,13 @@ pub struct UpsertConfig {
     pub identity: RowIdentity,
     pub ttl_millis: Option<i64>,
     pub layout: KeyGroupLayout,
+    /// The most bytes a key's candidates take in its inline list; past it they are indexed.
+    pub inline_limit_bytes: usize,
 }
+
+/// The default [`UpsertConfig::inline_limit_bytes`]: a few dozen typical rows, and about one
+/// RocksDB data block, so an inline list is read with the block that holds it.
+pub const INLINE_LIMIT_BYTES: usize = 4 << 10;
 
 pub use super::batch_keys::batch_type;
 
@@ -98,6 +105,11 @@ impl CandidateRow {
 
 /// What the batch knows of one key.
 struct KeyWork {
+    /// The key's candidates while they are few (see [`inline_list`]); `None` once indexed.
+    inline: Option<InlineList>,
+    /// Whether the key has an inline entry stored, and whether the batch changed its list.
+    inline_stored: bool,
+    inline_changed: bool,
     counter: Counter,
     /// Whether the key's stored index entries are current (not new, expired or converted).
     on_disk: bool,
@@ -159,28 +171,49 @@ impl UpsertMaterializer {
                 base
             })
             .collect();
-        let mut work = self.read_counters(&bases, now)?;
-        let mut hashes = Vec::with_capacity(rows.len());
-        for i in 0..rows.len() {
-            hashes.push(self.config.identity.hash(rows.value(i))?);
+        let mut work = self.read_keys(&bases, now)?;
+        self.convert_flink_lists(&bases, &mut work, now)?;
+        // Hashes are needed for indexed keys only: an inline list is searched in full.
+        let mut hashes = vec![0; rows.len()];
+        for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
+            if work[key as usize].inline.is_none() {
+                hashes[i] = self.config.identity.hash(rows.value(i))?;
+            }
         }
-        let mut by_hash = self.convert_flink_lists(&bases, &mut work, now)?;
+        let mut by_hash = HashMap::new();
         self.read_hash_entries(&bases, &batch_keys.key_of_row, &hashes, &work, &mut by_hash)?;
 
+        // One iterator for every reverse seek of the batch, made on the first: it sees the state as
+        // the batch found it, which the overlay then corrects.
+        let mut cursor = None;
         let n = rows.len();
         let mut decision = Vec::with_capacity(n);
         let mut latest_row = Vec::with_capacity(n);
         let mut latest_bytes = BinaryBuilder::new();
         for (i, (&key, &hash)) in batch_keys.key_of_row.iter().zip(&hashes).enumerate() {
             let of_key = &mut work[key as usize];
-            let entry = by_hash.entry((key, hash)).or_insert_with(|| HashWork { records: Vec::new(), changed: false });
-            let row = rows.value(i);
-            let (outcome, latest) = match row.first().copied() {
-                Some(KIND_INSERT | KIND_UPDATE_AFTER) => (self.add(of_key, entry, rows, i as u32, now)?, None),
-                Some(KIND_UPDATE_BEFORE | KIND_DELETE) => {
-                    self.retract(&bases[key as usize], of_key, entry, rows, i as u32, now)?
-                }
+            let adds = match rows.value(i).first().copied() {
+                Some(KIND_INSERT | KIND_UPDATE_AFTER) => true,
+                Some(KIND_UPDATE_BEFORE | KIND_DELETE) => false,
                 other => return Err(NativeError::CorruptRow(format!("a row of kind {other:?} in an upsert batch"))),
+            };
+            let identity = &self.config.identity;
+            let (outcome, latest) = if let Some(list) = of_key.inline.as_mut() {
+                let result = if adds {
+                    (list.add(identity, rows, i as u32, now)?, None)
+                } else {
+                    list.retract(identity, rows, i as u32, now)?
+                };
+                of_key.inline_changed |= result.0 != NOT_FOUND;
+                result
+            } else {
+                let entry =
+                    by_hash.entry((key, hash)).or_insert_with(|| HashWork { records: Vec::new(), changed: false });
+                if adds {
+                    (self.add(of_key, entry, rows, i as u32, now)?, None)
+                } else {
+                    self.retract(&bases[key as usize], of_key, entry, rows, i as u32, now, &mut cursor)?
+                }
             };
             decision.push(outcome);
             match latest {
@@ -199,6 +232,7 @@ impl UpsertMaterializer {
             }
         }
 
+        self.spill_long_lists(&mut work, &mut by_hash, rows)?;
         self.write(&bases, &work, &by_hash, rows)?;
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int8Array::from(decision)),
@@ -238,14 +272,16 @@ impl UpsertMaterializer {
         Ok(outcome)
     }
 
-    fn retract(
-        &self,
+    #[allow(clippy::too_many_arguments)]
+    fn retract<'a>(
+        &'a self,
         base: &[u8],
         of_key: &mut KeyWork,
         entry: &mut HashWork,
         rows: &BinaryArray,
         i: u32,
         now: i64,
+        cursor: &mut Option<EntryCursor<'a>>,
     ) -> Result<(i8, Option<CandidateRow>)> {
         let Some(at) = self.first_match(entry, rows, i)? else {
             return Ok((NOT_FOUND, None));
@@ -264,7 +300,7 @@ impl UpsertMaterializer {
         if sequence != counter.latest_sequence {
             return Ok((NOTHING, None));
         }
-        let (latest, row) = self.latest_before(base, of_key, sequence)?;
+        let (latest, row) = self.latest_before(base, of_key, sequence, cursor)?;
         of_key.counter.latest_sequence = latest;
         Ok((LATEST, Some(row)))
     }
@@ -282,7 +318,13 @@ impl UpsertMaterializer {
 
     /// The last candidate before `sequence`, which the key still has: the greater of the batch's
     /// last written one and the stored one the batch did not touch, found by a reverse seek.
-    fn latest_before(&self, base: &[u8], of_key: &KeyWork, sequence: i64) -> Result<(i64, CandidateRow)> {
+    fn latest_before<'a>(
+        &'a self,
+        base: &[u8],
+        of_key: &KeyWork,
+        sequence: i64,
+        cursor: &mut Option<EntryCursor<'a>>,
+    ) -> Result<(i64, CandidateRow)> {
         let written = of_key.candidates.range(..sequence).rev().find_map(|(&s, c)| c.as_ref().map(|c| (s, c.clone())));
         if of_key.on_disk {
             let floor = written.as_ref().map_or(i64::MIN, |w| w.0);
@@ -292,7 +334,8 @@ impl UpsertMaterializer {
             let mut before = Vec::new();
             entries::candidate_key(&mut before, base, sequence);
             let mut below_floor = false;
-            let stored = self.candidates.last_entry_before(&prefix, &before, |key| {
+            let cursor = cursor.get_or_insert_with(|| self.candidates.cursor());
+            let stored = cursor.last_before(&prefix, &before, |key| {
                 let s = entries::sequence_of_candidate_key(key)?;
                 below_floor = s <= floor;
                 Ok(below_floor || !of_key.candidates.contains_key(&s))
@@ -311,74 +354,117 @@ impl UpsertMaterializer {
         })
     }
 
-    /// Each key's counter, with one multi-get; an expired key starts empty.
-    fn read_counters(&self, bases: &[Vec<u8>], now: i64) -> Result<Vec<KeyWork>> {
-        let counter_keys: Vec<Vec<u8>> = bases
-            .iter()
-            .map(|base| {
-                let mut key = Vec::new();
-                entries::counter_key(&mut key, base);
-                key
-            })
-            .collect();
+    /// Each key's inline list or counter, with one multi-get of both entries; an expired key
+    /// starts empty (and an expired index is range-deleted), a key with neither starts inline.
+    fn read_keys(&self, bases: &[Vec<u8>], now: i64) -> Result<Vec<KeyWork>> {
+        let mut entry_keys: Vec<Vec<u8>> = Vec::with_capacity(2 * bases.len());
+        for base in bases {
+            let (mut counter, mut inline) = (Vec::new(), Vec::new());
+            entries::counter_key(&mut counter, base);
+            entries::inline_key(&mut inline, base);
+            entry_keys.push(counter);
+            entry_keys.push(inline);
+        }
+        let values = self.candidates.multi_get_pinned(&entry_keys)?;
         let mut work = Vec::with_capacity(bases.len());
-        for value in self.candidates.multi_get_pinned(&counter_keys)? {
-            let stored = value.map(|v| Counter::parse(&v)).transpose()?;
+        for pair in values.chunks_exact(2) {
+            let stored = pair[0].as_ref().map(|v| Counter::parse(v)).transpose()?;
             let expired = stored.is_some_and(|c| self.expired(c.last_write, now));
-            work.push(KeyWork {
-                counter: stored.filter(|_| !expired).unwrap_or(Counter::EMPTY),
-                on_disk: stored.is_some() && !expired,
+            let indexed = stored.is_some() && !expired;
+            let mut of_key = KeyWork {
+                inline: None,
+                inline_stored: pair[1].is_some(),
+                inline_changed: false,
+                counter: stored.filter(|_| indexed).unwrap_or(Counter::EMPTY),
+                on_disk: indexed,
                 clear_stored: expired,
                 counter_changed: false,
                 candidates: BTreeMap::new(),
                 converted: false,
-            });
+            };
+            if !indexed {
+                let list = pair[1].as_ref().map(|v| InlineList::parse(v)).transpose()?;
+                of_key.inline = Some(match list {
+                    Some(list) if !self.expired(list.last_write, now) => list,
+                    Some(_) => {
+                        // Expired: it reads as empty and goes with this batch's write.
+                        of_key.inline_changed = true;
+                        InlineList::empty()
+                    }
+                    None => InlineList::empty(),
+                });
+            }
+            work.push(of_key);
         }
         Ok(work)
     }
 
-    /// Converts the keys that have no index but a list in Flink's own state (with one multi-get):
-    /// their rows become candidates 0, 1, ... in list order. Returns the hash entries made.
-    fn convert_flink_lists(
-        &self,
-        bases: &[Vec<u8>],
-        work: &mut [KeyWork],
-        now: i64,
-    ) -> Result<HashMap<(u32, u32), HashWork>> {
-        let mut by_hash = HashMap::new();
+    /// Converts the keys that have neither an index nor an inline list but a list in Flink's own
+    /// state (with one multi-get) into inline lists, in list order.
+    fn convert_flink_lists(&self, bases: &[Vec<u8>], work: &mut [KeyWork], now: i64) -> Result<()> {
         let Some(flink) = &self.flink_list else {
-            return Ok(by_hash);
+            return Ok(());
         };
-        let unindexed: Vec<u32> =
-            (0..work.len() as u32).filter(|&k| !work[k as usize].on_disk && !work[k as usize].clear_stored).collect();
-        let list_keys: Vec<&[u8]> = unindexed.iter().map(|&k| &bases[k as usize][..]).collect();
-        for (&key, value) in unindexed.iter().zip(flink.column_family.multi_get_pinned(&list_keys)?) {
+        let fresh: Vec<u32> = (0..work.len() as u32)
+            .filter(|&k| {
+                let of_key = &work[k as usize];
+                of_key.inline.is_some() && !of_key.inline_stored && !of_key.clear_stored
+            })
+            .collect();
+        let list_keys: Vec<&[u8]> = fresh.iter().map(|&k| &bases[k as usize][..]).collect();
+        for (&key, value) in fresh.iter().zip(flink.column_family.multi_get_pinned(&list_keys)?) {
             let Some(value) = value else { continue };
             let of_key = &mut work[key as usize];
             of_key.converted = true;
+            of_key.inline_changed = true;
             let (written_at, rows) = parse_flink_list(&value, flink.format, self.config.ttl_millis.is_some())
                 .map_err(|e| NativeError::CorruptState(format!("state '{}': {e}", flink.column_family.name())))?;
-            if written_at.is_some_and(|at| self.expired(at, now)) || rows.is_empty() {
+            if written_at.is_some_and(|at| self.expired(at, now)) {
                 continue;
             }
-            for (sequence, row) in rows.into_iter().enumerate() {
+            let list = of_key.inline.as_mut().expect("a fresh key starts inline");
+            list.rows = rows.into_iter().map(|row| CandidateRow::Owned(row.to_vec())).collect();
+            list.last_write = written_at.unwrap_or(now);
+        }
+        Ok(())
+    }
+
+    /// Moves every changed inline list longer than the inline limit into the indexed entries:
+    /// candidates 0, 1, ... in list order, their hash entries and a counter, all new.
+    fn spill_long_lists(
+        &self,
+        work: &mut [KeyWork],
+        by_hash: &mut HashMap<(u32, u32), HashWork>,
+        rows: &BinaryArray,
+    ) -> Result<()> {
+        for (key, of_key) in work.iter_mut().enumerate() {
+            let long = of_key
+                .inline
+                .as_ref()
+                .is_some_and(|list| of_key.inline_changed && list.encoded_len(rows) > self.config.inline_limit_bytes);
+            if !long {
+                continue;
+            }
+            let list = of_key.inline.take().expect("checked above");
+            for (sequence, candidate) in list.rows.into_iter().enumerate() {
                 let sequence = sequence as i64;
-                let candidate = CandidateRow::Owned(row.to_vec());
-                let hash = self.config.identity.hash(row)?;
+                let hash = self.config.identity.hash(candidate.bytes(rows))?;
                 by_hash
-                    .entry((key, hash))
+                    .entry((key as u32, hash))
                     .or_insert_with(|| HashWork { records: Vec::new(), changed: true })
                     .records
                     .push((sequence, candidate.clone()));
                 of_key.candidates.insert(sequence, Some(candidate));
-                of_key.counter.next_sequence = sequence + 1;
-                of_key.counter.count = sequence + 1;
-                of_key.counter.latest_sequence = sequence;
+                of_key.counter = Counter {
+                    next_sequence: sequence + 1,
+                    count: sequence + 1,
+                    latest_sequence: sequence,
+                    last_write: list.last_write,
+                };
             }
-            of_key.counter.last_write = written_at.unwrap_or(now);
             of_key.counter_changed = true;
         }
-        Ok(by_hash)
+        Ok(())
     }
 
     /// The stored hash entries of the batch's rows whose keys have an index, with one multi-get.
@@ -431,6 +517,19 @@ impl UpsertMaterializer {
             if of_key.converted {
                 let flink = self.flink_list.as_ref().expect("converted from Flink's list state");
                 write.delete(&flink.column_family, base)?;
+            }
+            if of_key.inline_changed || (of_key.inline.is_none() && of_key.inline_stored) {
+                key.clear();
+                entries::inline_key(&mut key, base);
+                match &of_key.inline {
+                    Some(list) if !list.rows.is_empty() => {
+                        value.clear();
+                        list.encode(&mut value, rows);
+                        write.put(&self.candidates, &key, &value)?;
+                    }
+                    _ if of_key.inline_stored => write.delete(&self.candidates, &key)?,
+                    _ => {}
+                }
             }
             for (&sequence, candidate) in &of_key.candidates {
                 key.clear();
@@ -538,5 +637,6 @@ fn parse_flink_list(value: &[u8], format: FlinkListFormat, ttl: bool) -> Result<
     Ok((written_at, rows))
 }
 
+mod inline_list;
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,7 @@ use super::handles::{borrow, free, into_handle, ColumnFamilyHandle, UpsertMateri
 use crate::columnar::batch_keys;
 use crate::columnar::row_identity::RowIdentity;
 use crate::columnar::sort_key::FieldType;
-use crate::columnar::upsert::{FlinkListFormat, FlinkListState, UpsertConfig, UpsertMaterializer};
+use crate::columnar::upsert::{FlinkListFormat, FlinkListState, UpsertConfig, UpsertMaterializer, INLINE_LIMIT_BYTES};
 use crate::error::NativeError;
 
 /// `flinkListFormat` codes: none, `SinkUpsertMaterializer`'s `values`, V2's `list`.
@@ -83,6 +83,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             identity: identity(env, &upsert_key_fields, arity)?,
             ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
             layout: key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?,
+            inline_limit_bytes: INLINE_LIMIT_BYTES,
         };
         let reservation = candidates.store().memory().reserve(batch_memory_bytes.max(0) as usize);
         Ok(into_handle::<UpsertMaterializerHandle>(UpsertMaterializer::new(

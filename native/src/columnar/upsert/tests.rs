@@ -40,14 +40,28 @@ fn upsert_key() -> RowIdentity {
     RowIdentity::Fields { arity: 3, fields: vec![(1, FieldType::BigInt)] }
 }
 
+/// Inline limits to run with: every list indexed, lists of a few rows inline, the default.
+const INLINE_LIMITS: [usize; 3] = [0, 300, INLINE_LIMIT_BYTES];
+
 fn open(
     store: &Arc<KeyedStore>,
     identity: RowIdentity,
     ttl_millis: Option<i64>,
     flink: Option<FlinkListState>,
 ) -> UpsertMaterializer {
+    open_with(store, identity, ttl_millis, flink, INLINE_LIMIT_BYTES)
+}
+
+fn open_with(
+    store: &Arc<KeyedStore>,
+    identity: RowIdentity,
+    ttl_millis: Option<i64>,
+    flink: Option<FlinkListState>,
+    inline_limit_bytes: usize,
+) -> UpsertMaterializer {
     let candidates = StateColumnFamily::open(store, "upsert-candidates").unwrap();
-    let config = UpsertConfig { identity, ttl_millis, layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap() };
+    let layout = KeyGroupLayout::new(1, 128, 0, 127).unwrap();
+    let config = UpsertConfig { identity, ttl_millis, layout, inline_limit_bytes };
     UpsertMaterializer::new(candidates, flink, config, None)
 }
 
@@ -114,11 +128,13 @@ fn random_changelog(random: &mut Xorshift, length: usize, keys: i64, ids: i64) -
 
 #[test]
 fn random_changelogs_match_flinks_algorithm_row_by_row() {
-    for identity in [RowIdentity::WholeRow, upsert_key()] {
+    for (identity, limit) in
+        [RowIdentity::WholeRow, upsert_key()].into_iter().flat_map(|i| INLINE_LIMITS.map(|l| (i.clone(), l)))
+    {
         for seed in 1..=6u64 {
             let dir = TempDir::new();
             let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-            let materializer = open(&store, identity.clone(), None, None);
+            let materializer = open_with(&store, identity.clone(), None, None, limit);
             let mut model = Model { lists: HashMap::new(), identity: identity.clone() };
             let mut random = Xorshift::new(seed);
             // Few keys and values, so that retractions find their rows and lists grow long.
@@ -129,7 +145,11 @@ fn random_changelogs_match_flinks_algorithm_row_by_row() {
                 let rows = &changelog[at..(at + size).min(changelog.len())];
                 let result = materializer.materialize(&batch_of(rows), 0).unwrap();
                 let expected: Vec<_> = rows.iter().map(|r| model.apply(r)).collect();
-                assert_eq!(emitted(rows, &result), expected, "{identity:?}, seed {seed}, rows {at}..");
+                assert_eq!(
+                    emitted(rows, &result),
+                    expected,
+                    "{identity:?}, inline limit {limit}, seed {seed}, rows {at}.."
+                );
                 at += rows.len();
             }
         }
@@ -138,16 +158,22 @@ fn random_changelogs_match_flinks_algorithm_row_by_row() {
 
 #[test]
 fn the_index_survives_reopening_the_store() {
+    for limit in INLINE_LIMITS {
+        reopened_with(limit);
+    }
+}
+
+fn reopened_with(limit: usize) {
     let dir = TempDir::new();
     {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let materializer = open(&store, RowIdentity::WholeRow, None, None);
+        let materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
         let rows = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 1, 2, 2), row(KIND_INSERT, 1, 3, 3)];
         materializer.materialize(&batch_of(&rows), 0).unwrap();
         store.flush().unwrap();
     }
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let materializer = open(&store, RowIdentity::WholeRow, None, None);
+    let materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
     let rows = [row(KIND_DELETE, 1, 3, 3), row(KIND_DELETE, 1, 1, 1), row(KIND_DELETE, 1, 2, 2)];
     let result = materializer.materialize(&batch_of(&rows), 0).unwrap();
     assert_eq!(
@@ -159,9 +185,17 @@ fn the_index_survives_reopening_the_store() {
 
 #[test]
 fn an_expired_key_reads_as_empty_and_its_entries_go() {
+    // Left after the expiry: the row inserted after it, as an inline list (one entry) or as a
+    // counter, a candidate and its hash entry.
+    for (limit, entries_left) in [(INLINE_LIMIT_BYTES, 1), (0, 3)] {
+        expired_with(limit, entries_left);
+    }
+}
+
+fn expired_with(limit: usize, entries_left: u64) {
     let dir = TempDir::new();
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let materializer = open(&store, RowIdentity::WholeRow, Some(100), None);
+    let materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, limit);
     let first = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 1, 2, 2)];
     materializer.materialize(&batch_of(&first), 1_000).unwrap();
     let before_expiry = [row(KIND_INSERT, 1, 3, 3)];
@@ -170,8 +204,7 @@ fn an_expired_key_reads_as_empty_and_its_entries_go() {
     let after = [row(KIND_DELETE, 1, 1, 1), row(KIND_INSERT, 1, 4, 4)];
     let result = materializer.materialize(&batch_of(&after), 1_199).unwrap();
     assert_eq!(emitted(&after, &result).iter().map(|e| e.0).collect::<Vec<_>>(), vec![NOT_FOUND, INSERT]);
-    // Left: the counter, the candidate and its hash entry of the row inserted after the expiry.
-    assert_eq!(StateColumnFamily::open(&store, "upsert-candidates").unwrap().count_entries().unwrap(), 3);
+    assert_eq!(StateColumnFamily::open(&store, "upsert-candidates").unwrap().count_entries().unwrap(), entries_left);
 }
 
 fn flink_row_list(rows: &[Vec<u8>], ttl_stamp: Option<i64>, sequenced: bool) -> Vec<u8> {
@@ -192,11 +225,12 @@ fn flink_row_list(rows: &[Vec<u8>], ttl_stamp: Option<i64>, sequenced: bool) -> 
 
 #[test]
 fn a_key_restored_from_flinks_list_state_is_converted_on_first_access() {
-    for (format, ttl) in [
+    let cases = [
         (FlinkListFormat::RowList, None),
         (FlinkListFormat::RowList, Some(1_000)),
         (FlinkListFormat::SequencedRowList, None),
-    ] {
+    ];
+    for ((format, ttl), limit) in cases.into_iter().flat_map(|c| INLINE_LIMITS.map(|l| (c, l))) {
         let dir = TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let values = StateColumnFamily::open(&store, "values").unwrap();
@@ -213,13 +247,13 @@ fn a_key_restored_from_flinks_list_state_is_converted_on_first_access() {
         let sequenced = format == FlinkListFormat::SequencedRowList;
         values.put(&base, &flink_row_list(&stored, ttl.map(|_| 50), sequenced)).unwrap();
         let flink = FlinkListState { column_family: values.clone(), format };
-        let materializer = open(&store, RowIdentity::WholeRow, ttl, Some(flink));
+        let materializer = open_with(&store, RowIdentity::WholeRow, ttl, Some(flink), limit);
         let rows = [row(KIND_DELETE, 1, 2, 2), row(KIND_INSERT, 1, 3, 3)];
         let result = materializer.materialize(&batch_of(&rows), 100).unwrap();
         assert_eq!(
             emitted(&rows, &result),
             vec![(LATEST, Some(stored[0][1..].to_vec())), (UPDATE_AFTER, Some(rows[1][1..].to_vec()))],
-            "{format:?} with TTL {ttl:?}"
+            "{format:?} with TTL {ttl:?}, inline limit {limit}"
         );
         assert!(values.get(&base).unwrap().is_none(), "the converted list is deleted");
     }
@@ -250,4 +284,26 @@ fn a_damaged_list_of_flinks_state_is_an_error_naming_the_state() {
     );
     let error = materializer.materialize(&batch_of(&rows), 0).err().unwrap().to_string();
     assert!(error.contains("'values'"), "{error}");
+}
+
+#[test]
+fn ten_thousand_candidates_under_one_key_keep_every_entry_small() {
+    let dir = TempDir::new();
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let materializer = open(&store, upsert_key(), None, None);
+    for first in (0..10_000).step_by(500) {
+        let rows: Vec<Vec<u8>> = (first..first + 500).map(|id| row(KIND_INSERT, 1, id, id)).collect();
+        materializer.materialize(&batch_of(&rows), 0).unwrap();
+    }
+    // The visible candidate goes: the one before it becomes visible, found by one reverse seek.
+    let rows = [row(KIND_DELETE, 1, 9_999, 9_999), row(KIND_UPDATE_BEFORE, 1, 0, 0)];
+    let result = materializer.materialize(&batch_of(&rows), 0).unwrap();
+    assert_eq!(emitted(&rows, &result), vec![(LATEST, Some(row(0, 1, 9_998, 9_998)[1..].to_vec())), (NOTHING, None)]);
+    // No entry an operation reads holds more than a few candidates: the largest is far below the
+    // 16 KiB that Flink's one list value for this key exceeds many times over.
+    let column = StateColumnFamily::open(&store, "upsert-candidates").unwrap();
+    let encoded = column.scan_prefix(&[], None, usize::MAX).unwrap();
+    let largest = crate::batch::decode(&encoded).map(|e| e.unwrap().value.unwrap().len()).max().unwrap();
+    assert!(largest < 16 << 10, "an entry of {largest} bytes");
+    assert_eq!(column.count_entries().unwrap(), 1 + 2 * 9_998, "a counter, and a candidate and a hash entry each");
 }
