@@ -203,6 +203,27 @@ class DecodedValueCacheTest {
     }
 
     @Test
+    void aReadModifyWriteOfAMutableValueKeepsHittingTheCacheWithItsOwnCopy() throws Exception {
+        ValueState<List<Long>> state =
+                state(
+                        new ValueStateDescriptor<>(
+                                "rmw", new ListSerializer<>(LongSerializer.INSTANCE)));
+        backend.setCurrentKey(4L);
+        state.update(new ArrayList<>(List.of(1L)));
+        state.value(); // admitted by the read
+        for (long i = 2; i <= 5; i++) {
+            long hits = cache().stats().hitCount();
+            List<Long> value = state.value();
+            assertEquals(hits + 1, cache().stats().hitCount(), "read " + i + " hits the cache");
+            value.add(i);
+            state.update(value); // replaces the cached value with a copy
+            value.add(-1L); // the caller's later changes never reach the cache
+        }
+        backend.nativeColumns().get("rmw").delete(canonicalKey(4L));
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), state.value(), "served by the cache");
+    }
+
+    @Test
     void batchWritesInvalidateCachedValues() throws Exception {
         ValueStateDescriptor<Long> descriptor =
                 new ValueStateDescriptor<>("v", LongSerializer.INSTANCE);

@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The per-slot cache of decoded state values, bounded in bytes. It holds clean values only: every
@@ -54,6 +55,17 @@ public final class DecodedValueCache {
     /** Replaces the value of a cached key; an absent key stays absent (writes never admit). */
     void replaceIfPresent(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
         entries.asMap().replace(new Key(stateId, owner, key, serializedBytes), value);
+    }
+
+    /**
+     * Replaces the value of a cached key with what {@code value} makes, called only if the key is
+     * cached; an absent key stays absent.
+     */
+    void replaceIfPresent(
+            long stateId, long owner, byte[] key, Supplier<Object> value, int serializedBytes) {
+        entries.asMap()
+                .computeIfPresent(
+                        new Key(stateId, owner, key, serializedBytes), (k, old) -> value.get());
     }
 
     void invalidate(long stateId, long owner, byte[] key) {

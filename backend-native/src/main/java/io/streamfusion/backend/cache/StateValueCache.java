@@ -4,10 +4,9 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
  * One value state's view of the {@link DecodedValueCache}. Callers never see a cached object itself
- * unless the value type is immutable: reads return a copy, so user code cannot change a cached
- * value behind the cache's back. A written value of a mutable type is not cached (the caller keeps
- * its object, and copying it could mean deserializing); the key is invalidated and the next read
- * admits the committed value, as the prior art's cache did.
+ * unless the value type is immutable: reads return a copy, and a written value of a mutable type
+ * replaces a cached one as a copy, so user code cannot change a cached value behind the cache's
+ * back.
  */
 public final class StateValueCache<V> {
 
@@ -54,15 +53,18 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Keeps a cached key current after its value was written to RocksDB: replaced in place if
-     * immutable, otherwise dropped so the next read admits the committed value. A key that is not
-     * cached stays out: only reads admit, so a stream of writes costs one lookup each.
+     * Keeps a cached key current after its value was written to RocksDB: replaced by the written
+     * value if immutable, otherwise by a private copy of it (taken only when the key is cached), so
+     * a read-modify-write of a mutable value, such as a SQL accumulator row, keeps hitting the
+     * cache. A key that is not cached stays out: only reads admit, so a stream of writes costs one
+     * lookup each.
      */
     public void afterWrite(byte[] key, V value, int serializedBytes) {
         if (immutable) {
             cache.replaceIfPresent(stateId, owner, key, value, serializedBytes);
         } else {
-            cache.invalidate(stateId, owner, key);
+            cache.replaceIfPresent(
+                    stateId, owner, key, () -> serializer.copy(value), serializedBytes);
         }
     }
 
