@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, Int32Array, Int8Array, StructArray};
 use arrow::datatypes::{DataType, Field, Fields};
+use rocksdb::DBPinnableSlice;
 
 use super::batch_keys::{key_and_row_columns, BatchKeys};
 use super::candidate_entries::{self as entries, Counter};
@@ -87,26 +88,29 @@ fn result_fields() -> Fields {
     ])
 }
 
-/// A candidate's row: a row of this batch (stored with the kind it was emitted as), or bytes.
+/// A candidate's row: a row of this batch (stored with the kind it was emitted as), bytes read
+/// from state in this batch (borrowed, not copied), or bytes.
 #[derive(Clone)]
-enum CandidateRow {
+enum CandidateRow<'a> {
     Batch { row: u32, kind: u8 },
+    Stored(&'a [u8]),
     Owned(Vec<u8>),
 }
 
-impl CandidateRow {
-    fn bytes<'a>(&'a self, rows: &'a BinaryArray) -> &'a [u8] {
+impl CandidateRow<'_> {
+    fn bytes<'s>(&'s self, rows: &'s BinaryArray) -> &'s [u8] {
         match self {
             CandidateRow::Batch { row, .. } => rows.value(*row as usize),
+            CandidateRow::Stored(bytes) => bytes,
             CandidateRow::Owned(bytes) => bytes,
         }
     }
 }
 
 /// What the batch knows of one key.
-struct KeyWork {
+struct KeyWork<'a> {
     /// The key's candidates while they are few (see [`inline_list`]); `None` once indexed.
-    inline: Option<InlineList>,
+    inline: Option<InlineList<'a>>,
     /// Whether the key has an inline entry stored, and whether the batch changed its list.
     inline_stored: bool,
     inline_changed: bool,
@@ -117,14 +121,14 @@ struct KeyWork {
     clear_stored: bool,
     counter_changed: bool,
     /// Candidates the batch wrote (`Some`) or removed (`None`), by sequence.
-    candidates: BTreeMap<i64, Option<CandidateRow>>,
+    candidates: BTreeMap<i64, Option<CandidateRow<'a>>>,
     /// Delete the key's value in Flink's own state, converted here.
     converted: bool,
 }
 
 /// One hash entry as the batch changed it.
-struct HashWork {
-    records: Vec<(i64, CandidateRow)>,
+struct HashWork<'a> {
+    records: Vec<(i64, CandidateRow<'a>)>,
     changed: bool,
 }
 
@@ -163,15 +167,9 @@ impl UpsertMaterializer {
     pub fn materialize(&self, batch: &StructArray, now: i64) -> Result<StructArray> {
         let (keys, rows) = key_and_row_columns(batch, "an upsert batch")?;
         let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
-        let bases: Vec<Vec<u8>> = (0..batch_keys.keys.len() as u32)
-            .map(|k| {
-                let mut base = Vec::new();
-                let key = &batch_keys.keys[k as usize];
-                self.config.layout.write_state_key(&mut base, key.key_group, batch_keys.key(keys, k));
-                base
-            })
-            .collect();
-        let mut work = self.read_keys(&bases, now)?;
+        let bases = StateKeys::of(&batch_keys, keys, &self.config.layout);
+        let stored = self.read_keys(&bases)?;
+        let mut work = self.key_work(&stored, now)?;
         self.convert_flink_lists(&bases, &mut work, now)?;
         // Hashes are needed for indexed keys only: an inline list is searched in full.
         let mut hashes = vec![0; rows.len()];
@@ -212,7 +210,7 @@ impl UpsertMaterializer {
                 if adds {
                     (self.add(of_key, entry, rows, i as u32, now)?, None)
                 } else {
-                    self.retract(&bases[key as usize], of_key, entry, rows, i as u32, now, &mut cursor)?
+                    self.retract(bases.get(key), of_key, entry, rows, i as u32, now, &mut cursor)?
                 }
             };
             decision.push(outcome);
@@ -220,6 +218,10 @@ impl UpsertMaterializer {
                 Some(CandidateRow::Batch { row, .. }) => {
                     latest_row.push(row as i32);
                     latest_bytes.append_null();
+                }
+                Some(CandidateRow::Stored(bytes)) => {
+                    latest_row.push(-1);
+                    latest_bytes.append_value(bytes);
                 }
                 Some(CandidateRow::Owned(bytes)) => {
                     latest_row.push(-1);
@@ -242,7 +244,14 @@ impl UpsertMaterializer {
         Ok(StructArray::try_new(result_fields(), columns, None)?)
     }
 
-    fn add(&self, of_key: &mut KeyWork, entry: &mut HashWork, rows: &BinaryArray, i: u32, now: i64) -> Result<i8> {
+    fn add<'r>(
+        &self,
+        of_key: &mut KeyWork<'r>,
+        entry: &mut HashWork<'r>,
+        rows: &BinaryArray,
+        i: u32,
+        now: i64,
+    ) -> Result<i8> {
         let outcome = if of_key.counter.count == 0 { INSERT } else { UPDATE_AFTER };
         let kind = if outcome == INSERT { KIND_INSERT } else { KIND_UPDATE_AFTER };
         let candidate = CandidateRow::Batch { row: i, kind };
@@ -273,16 +282,16 @@ impl UpsertMaterializer {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn retract<'a>(
+    fn retract<'a, 'r>(
         &'a self,
         base: &[u8],
-        of_key: &mut KeyWork,
-        entry: &mut HashWork,
+        of_key: &mut KeyWork<'r>,
+        entry: &mut HashWork<'r>,
         rows: &BinaryArray,
         i: u32,
         now: i64,
         cursor: &mut Option<EntryCursor<'a>>,
-    ) -> Result<(i8, Option<CandidateRow>)> {
+    ) -> Result<(i8, Option<CandidateRow<'r>>)> {
         let Some(at) = self.first_match(entry, rows, i)? else {
             return Ok((NOT_FOUND, None));
         };
@@ -318,13 +327,13 @@ impl UpsertMaterializer {
 
     /// The last candidate before `sequence`, which the key still has: the greater of the batch's
     /// last written one and the stored one the batch did not touch, found by a reverse seek.
-    fn latest_before<'a>(
+    fn latest_before<'a, 'r>(
         &'a self,
         base: &[u8],
-        of_key: &KeyWork,
+        of_key: &KeyWork<'r>,
         sequence: i64,
         cursor: &mut Option<EntryCursor<'a>>,
-    ) -> Result<(i64, CandidateRow)> {
+    ) -> Result<(i64, CandidateRow<'r>)> {
         let written = of_key.candidates.range(..sequence).rev().find_map(|(&s, c)| c.as_ref().map(|c| (s, c.clone())));
         if of_key.on_disk {
             let floor = written.as_ref().map_or(i64::MIN, |w| w.0);
@@ -354,28 +363,34 @@ impl UpsertMaterializer {
         })
     }
 
-    /// Each key's inline list or counter, with one multi-get of both entries; an expired key
-    /// starts empty (and an expired index is range-deleted), a key with neither starts inline.
-    fn read_keys(&self, bases: &[Vec<u8>], now: i64) -> Result<Vec<KeyWork>> {
-        let mut entry_keys: Vec<Vec<u8>> = Vec::with_capacity(2 * bases.len());
-        for base in bases {
-            let (mut counter, mut inline) = (Vec::new(), Vec::new());
-            entries::counter_key(&mut counter, base);
-            entries::inline_key(&mut inline, base);
-            entry_keys.push(counter);
-            entry_keys.push(inline);
+    /// Each key's counter and inline list entries, with one multi-get.
+    fn read_keys(&self, bases: &StateKeys) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
+        let mut buffer = Vec::with_capacity(bases.buffer.len() * 2 + 12 * bases.len());
+        let mut ends = Vec::with_capacity(2 * bases.len());
+        for k in 0..bases.len() as u32 {
+            entries::counter_key(&mut buffer, bases.get(k));
+            ends.push(buffer.len());
+            entries::inline_key(&mut buffer, bases.get(k));
+            ends.push(buffer.len());
         }
-        let values = self.candidates.multi_get_pinned(&entry_keys)?;
-        let mut work = Vec::with_capacity(bases.len());
-        for pair in values.chunks_exact(2) {
-            let stored = pair[0].as_ref().map(|v| Counter::parse(v)).transpose()?;
-            let expired = stored.is_some_and(|c| self.expired(c.last_write, now));
-            let indexed = stored.is_some() && !expired;
+        let entry_keys: Vec<&[u8]> = slices(&buffer, &ends).collect();
+        self.candidates.multi_get_pinned(&entry_keys)
+    }
+
+    /// What the batch starts from for each key, from its [`Self::read_keys`] entries: its inline
+    /// list or its counter. An expired key starts empty (and an expired index is range-deleted);
+    /// a key with neither starts inline.
+    fn key_work<'a>(&self, stored: &'a [Option<DBPinnableSlice<'_>>], now: i64) -> Result<Vec<KeyWork<'a>>> {
+        let mut work = Vec::with_capacity(stored.len() / 2);
+        for pair in stored.chunks_exact(2) {
+            let counter = pair[0].as_ref().map(|v| Counter::parse(v)).transpose()?;
+            let expired = counter.is_some_and(|c| self.expired(c.last_write, now));
+            let indexed = counter.is_some() && !expired;
             let mut of_key = KeyWork {
                 inline: None,
                 inline_stored: pair[1].is_some(),
                 inline_changed: false,
-                counter: stored.filter(|_| indexed).unwrap_or(Counter::EMPTY),
+                counter: counter.filter(|_| indexed).unwrap_or(Counter::EMPTY),
                 on_disk: indexed,
                 clear_stored: expired,
                 counter_changed: false,
@@ -383,7 +398,7 @@ impl UpsertMaterializer {
                 converted: false,
             };
             if !indexed {
-                let list = pair[1].as_ref().map(|v| InlineList::parse(v)).transpose()?;
+                let list = pair[1].as_deref().map(InlineList::parse).transpose()?;
                 of_key.inline = Some(match list {
                     Some(list) if !self.expired(list.last_write, now) => list,
                     Some(_) => {
@@ -401,7 +416,7 @@ impl UpsertMaterializer {
 
     /// Converts the keys that have neither an index nor an inline list but a list in Flink's own
     /// state (with one multi-get) into inline lists, in list order.
-    fn convert_flink_lists(&self, bases: &[Vec<u8>], work: &mut [KeyWork], now: i64) -> Result<()> {
+    fn convert_flink_lists(&self, bases: &StateKeys, work: &mut [KeyWork], now: i64) -> Result<()> {
         let Some(flink) = &self.flink_list else {
             return Ok(());
         };
@@ -411,7 +426,7 @@ impl UpsertMaterializer {
                 of_key.inline.is_some() && !of_key.inline_stored && !of_key.clear_stored
             })
             .collect();
-        let list_keys: Vec<&[u8]> = fresh.iter().map(|&k| &bases[k as usize][..]).collect();
+        let list_keys: Vec<&[u8]> = fresh.iter().map(|&k| bases.get(k)).collect();
         for (&key, value) in fresh.iter().zip(flink.column_family.multi_get_pinned(&list_keys)?) {
             let Some(value) = value else { continue };
             let of_key = &mut work[key as usize];
@@ -431,10 +446,10 @@ impl UpsertMaterializer {
 
     /// Moves every changed inline list longer than the inline limit into the indexed entries:
     /// candidates 0, 1, ... in list order, their hash entries and a counter, all new.
-    fn spill_long_lists(
+    fn spill_long_lists<'r>(
         &self,
-        work: &mut [KeyWork],
-        by_hash: &mut HashMap<(u32, u32), HashWork>,
+        work: &mut [KeyWork<'r>],
+        by_hash: &mut HashMap<(u32, u32), HashWork<'r>>,
         rows: &BinaryArray,
     ) -> Result<()> {
         for (key, of_key) in work.iter_mut().enumerate() {
@@ -468,13 +483,13 @@ impl UpsertMaterializer {
     }
 
     /// The stored hash entries of the batch's rows whose keys have an index, with one multi-get.
-    fn read_hash_entries(
+    fn read_hash_entries<'r>(
         &self,
-        bases: &[Vec<u8>],
+        bases: &StateKeys,
         key_of_row: &[u32],
         hashes: &[u32],
-        work: &[KeyWork],
-        by_hash: &mut HashMap<(u32, u32), HashWork>,
+        work: &[KeyWork<'r>],
+        by_hash: &mut HashMap<(u32, u32), HashWork<'r>>,
     ) -> Result<()> {
         let mut wanted = Vec::new();
         let mut hash_keys = Vec::new();
@@ -482,7 +497,7 @@ impl UpsertMaterializer {
             if work[key as usize].on_disk && !by_hash.contains_key(&(key, hash)) {
                 by_hash.insert((key, hash), HashWork { records: Vec::new(), changed: false });
                 let mut hash_key = Vec::new();
-                entries::hash_key(&mut hash_key, &bases[key as usize], hash);
+                entries::hash_key(&mut hash_key, bases.get(key), hash);
                 hash_keys.push(hash_key);
                 wanted.push((key, hash));
             }
@@ -503,14 +518,15 @@ impl UpsertMaterializer {
     /// One write batch of everything the batch changed.
     fn write(
         &self,
-        bases: &[Vec<u8>],
+        bases: &StateKeys,
         work: &[KeyWork],
         by_hash: &HashMap<(u32, u32), HashWork>,
         rows: &BinaryArray,
     ) -> Result<()> {
         let mut write = StoreWrite::to_store_of(&self.candidates);
         let (mut key, mut value) = (Vec::new(), Vec::new());
-        for (base, of_key) in bases.iter().zip(work) {
+        for (k, of_key) in work.iter().enumerate() {
+            let base = bases.get(k as u32);
             if of_key.clear_stored {
                 write.delete_prefix(&self.candidates, base)?;
             }
@@ -560,7 +576,7 @@ impl UpsertMaterializer {
         let mut serialized = Vec::new();
         for (&(k, hash), entry) in by_hash.iter().filter(|(_, e)| e.changed) {
             key.clear();
-            entries::hash_key(&mut key, &bases[k as usize], hash);
+            entries::hash_key(&mut key, bases.get(k), hash);
             if entry.records.is_empty() {
                 write.delete(&self.candidates, &key)?;
                 continue;
@@ -589,13 +605,50 @@ impl UpsertMaterializer {
 
 /// A candidate as stored: the row kind it carries and its bytes (whose first byte is the kind
 /// it had when it arrived).
-fn stored_row<'a>(candidate: &'a CandidateRow, rows: &'a BinaryArray) -> (u8, &'a [u8]) {
+fn stored_row<'s>(candidate: &'s CandidateRow, rows: &'s BinaryArray) -> (u8, &'s [u8]) {
     let bytes = candidate.bytes(rows);
     let kind = match candidate {
         CandidateRow::Batch { kind, .. } => *kind,
+        CandidateRow::Stored(bytes) => bytes[0],
         CandidateRow::Owned(bytes) => bytes[0],
     };
     (kind, bytes)
+}
+
+/// The state keys (`[key group][key][namespace]`) of a batch's distinct keys, in one buffer.
+struct StateKeys {
+    buffer: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl StateKeys {
+    fn of(batch_keys: &BatchKeys, keys: &BinaryArray, layout: &KeyGroupLayout) -> StateKeys {
+        let mut buffer = Vec::new();
+        let mut ends = Vec::with_capacity(batch_keys.keys.len());
+        for (k, key) in batch_keys.keys.iter().enumerate() {
+            layout.write_state_key(&mut buffer, key.key_group, batch_keys.key(keys, k as u32));
+            ends.push(buffer.len());
+        }
+        StateKeys { buffer, ends }
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, k: u32) -> &[u8] {
+        let start = if k == 0 { 0 } else { self.ends[k as usize - 1] };
+        &self.buffer[start..self.ends[k as usize]]
+    }
+}
+
+/// The slices of `buffer` that end at `ends`, in order.
+fn slices<'b>(buffer: &'b [u8], ends: &'b [usize]) -> impl Iterator<Item = &'b [u8]> {
+    ends.iter().scan(0, move |start, &end| {
+        let slice = &buffer[*start..end];
+        *start = end;
+        Some(slice)
+    })
 }
 
 /// The row of a `RowDataSerializer`'s bytes: a big-endian length, then the row.

@@ -16,18 +16,18 @@ const HEADER_BYTES: usize = 12;
 const LENGTH_BYTES: usize = 4;
 
 /// One key's candidates, oldest first, and when they were last written.
-pub(super) struct InlineList {
-    pub rows: Vec<CandidateRow>,
+pub(super) struct InlineList<'a> {
+    pub rows: Vec<CandidateRow<'a>>,
     pub last_write: i64,
 }
 
-impl InlineList {
-    pub fn empty() -> InlineList {
+impl<'a> InlineList<'a> {
+    pub fn empty() -> InlineList<'a> {
         InlineList { rows: Vec::new(), last_write: 0 }
     }
 
-    /// The list stored in an inline entry.
-    pub fn parse(value: &[u8]) -> Result<InlineList> {
+    /// The list stored in an inline entry, borrowing its rows from `value`.
+    pub fn parse(value: &'a [u8]) -> Result<InlineList<'a>> {
         let payload = payload_of(value, "inline list")?;
         let corrupt =
             || NativeError::CorruptState(format!("an inline candidate list of {} bytes is cut off", value.len()));
@@ -43,7 +43,7 @@ impl InlineList {
                 .get(at + LENGTH_BYTES..at + LENGTH_BYTES + len)
                 .filter(|r| !r.is_empty())
                 .ok_or_else(corrupt)?;
-            rows.push(CandidateRow::Owned(row.to_vec()));
+            rows.push(CandidateRow::Stored(row));
             at += LENGTH_BYTES + len;
         }
         if at != payload.len() {
@@ -105,7 +105,7 @@ impl InlineList {
         batch: &BinaryArray,
         i: u32,
         now: i64,
-    ) -> Result<(i8, Option<CandidateRow>)> {
+    ) -> Result<(i8, Option<CandidateRow<'a>>)> {
         let Some(at) = self.first_match(identity, batch, i)? else {
             return Ok((NOT_FOUND, None));
         };
