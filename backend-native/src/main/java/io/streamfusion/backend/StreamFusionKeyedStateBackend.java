@@ -12,6 +12,7 @@ import io.streamfusion.api.columnar.UpsertMaterializer;
 import io.streamfusion.api.columnar.UpsertMaterializerSpec;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.StateValueCache;
+import io.streamfusion.backend.columnar.ColumnarKernelContext;
 import io.streamfusion.backend.columnar.Top1RankerFactory;
 import io.streamfusion.backend.columnar.UpsertMaterializerFactory;
 import io.streamfusion.backend.memory.SlotMemory;
@@ -555,10 +556,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         registered.columnFamily(),
                         winnerState,
                         spec,
-                        keyGroupPrefixBytes,
-                        numberOfKeyGroups,
-                        keyGroupRange,
-                        ttlTimeProvider,
+                        kernelContext(),
                         batchSchemaAddress);
         openKernels.add(ranker);
         return ranker;
@@ -589,13 +587,15 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         flinkList,
                         flinkState,
                         spec,
-                        keyGroupPrefixBytes,
-                        numberOfKeyGroups,
-                        keyGroupRange,
-                        ttlTimeProvider,
+                        kernelContext(),
                         batchSchemaAddress);
         openKernels.add(materializer);
         return materializer;
+    }
+
+    private ColumnarKernelContext kernelContext() {
+        return new ColumnarKernelContext(
+                keyGroupPrefixBytes, numberOfKeyGroups, keyGroupRange, ttlTimeProvider);
     }
 
     @Nullable

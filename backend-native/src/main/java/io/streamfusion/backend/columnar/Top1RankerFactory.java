@@ -6,8 +6,6 @@ import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeTop1Ranker;
 
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,10 +25,7 @@ public final class Top1RankerFactory {
             NativeColumnFamily columnFamily,
             ValueStateDescriptor<?> winnerState,
             Top1RankerSpec spec,
-            int keyGroupPrefixBytes,
-            int numberOfKeyGroups,
-            KeyGroupRange keyGroupRange,
-            TtlTimeProvider ttlClock,
+            ColumnarKernelContext context,
             long batchSchemaAddress) {
         long ttlMillis =
                 SqlOperatorTtl.millis(
@@ -40,10 +35,10 @@ public final class Top1RankerFactory {
                         columnFamily,
                         spec,
                         ttlMillis,
-                        keyGroupPrefixBytes,
-                        numberOfKeyGroups,
-                        keyGroupRange.getStartKeyGroup(),
-                        keyGroupRange.getEndKeyGroup(),
+                        context.keyGroupPrefixBytes(),
+                        context.numberOfKeyGroups(),
+                        context.keyGroupRange().getStartKeyGroup(),
+                        context.keyGroupRange().getEndKeyGroup(),
                         batchSchemaAddress);
         long reserved = ranker.reservedBytes();
         long wanted = spec.cacheBytes() + spec.batchMemoryBytes();
@@ -61,6 +56,6 @@ public final class Top1RankerFactory {
                             ? "without a cache, and its batches are not charged to the budget"
                             : "without a cache");
         }
-        return new StreamFusionTop1Ranker(ranker, ttlClock);
+        return new StreamFusionTop1Ranker(ranker, context.ttlClock());
     }
 }

@@ -7,8 +7,6 @@ import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import io.streamfusion.backend.nativelib.NativeUpsertMaterializer;
 
 import org.apache.flink.api.common.state.StateTtlConfig;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import javax.annotation.Nullable;
 
@@ -31,10 +29,7 @@ public final class UpsertMaterializerFactory {
             @Nullable NativeColumnFamily flinkList,
             @Nullable FlinkUpsertState flinkState,
             UpsertMaterializerSpec spec,
-            int keyGroupPrefixBytes,
-            int numberOfKeyGroups,
-            KeyGroupRange keyGroupRange,
-            TtlTimeProvider ttlClock,
+            ColumnarKernelContext context,
             long batchSchemaAddress) {
         long ttlMillis =
                 SqlOperatorTtl.millis(ttlConfig, candidates.stateName(), "upsert materializer");
@@ -45,11 +40,11 @@ public final class UpsertMaterializerFactory {
                         flinkState == null ? FlinkUpsertState.Layout.ROW_LIST : flinkState.layout(),
                         spec,
                         ttlMillis,
-                        keyGroupPrefixBytes,
-                        numberOfKeyGroups,
-                        keyGroupRange.getStartKeyGroup(),
-                        keyGroupRange.getEndKeyGroup(),
+                        context.keyGroupPrefixBytes(),
+                        context.numberOfKeyGroups(),
+                        context.keyGroupRange().getStartKeyGroup(),
+                        context.keyGroupRange().getEndKeyGroup(),
                         batchSchemaAddress);
-        return new StreamFusionUpsertMaterializer(materializer, ttlClock);
+        return new StreamFusionUpsertMaterializer(materializer, context.ttlClock());
     }
 }

@@ -267,6 +267,42 @@ final class ParityHarness {
         }
     }
 
+    /**
+     * Runs {@code shape} with the layer on straight through and across a checkpoint after 2/5 of
+     * the input (cancelled, then restored), and checks each changelog against {@code reference}.
+     */
+    void assertSameStraightAndRestored(Shape shape, Outcome reference) throws Exception {
+        long rows = shape.rows().size();
+        assertSameChangelog(
+                shape, reference, run(shape, List.of(Phase.toEnd(1, true))), "straight through");
+        Outcome restored =
+                run(
+                        shape,
+                        List.of(
+                                new Phase(1, true, Stop.CHECKPOINT, rows * 2 / 5),
+                                Phase.toEnd(1, true)));
+        assertSameChangelog(shape, reference, restored, "across a checkpoint and restore");
+    }
+
+    /**
+     * Rescales {@code shape} with the layer on 1 -> 2 -> 1 through native and through canonical
+     * savepoints, and checks each key's changelog against {@code reference}.
+     */
+    void assertSameRescaled(Shape shape, Outcome reference) throws Exception {
+        long rows = shape.rows().size();
+        for (Stop savepoint : List.of(Stop.NATIVE_SAVEPOINT, Stop.CANONICAL_SAVEPOINT)) {
+            Outcome rescaled =
+                    run(
+                            shape,
+                            List.of(
+                                    new Phase(1, true, savepoint, rows * 3 / 10),
+                                    new Phase(2, true, savepoint, rows * 13 / 20),
+                                    Phase.toEnd(1, true)));
+            assertSameChangelogPerKey(
+                    shape, reference, rescaled, "rescaled 1 -> 2 -> 1 through " + savepoint);
+        }
+    }
+
     static long columnarRows(Map<String, Object> accumulators) {
         return accumulators.entrySet().stream()
                 .filter(entry -> entry.getKey().startsWith(BatchingKeyedOperator.ROWS_ACCUMULATOR))

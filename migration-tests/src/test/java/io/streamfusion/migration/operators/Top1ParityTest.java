@@ -62,29 +62,8 @@ class Top1ParityTest {
         long rows = shape.rows().size();
         Outcome reference = harness.run(shape, List.of(Phase.toEnd(1, false)));
 
-        Outcome straight = harness.run(shape, List.of(Phase.toEnd(1, true)));
-        ParityHarness.assertSameChangelog(shape, reference, straight, "straight through");
-
-        Outcome restored =
-                harness.run(
-                        shape,
-                        List.of(
-                                new Phase(1, true, Stop.CHECKPOINT, rows * 2 / 5),
-                                Phase.toEnd(1, true)));
-        ParityHarness.assertSameChangelog(
-                shape, reference, restored, "across a checkpoint and restore");
-
-        for (Stop savepoint : List.of(Stop.NATIVE_SAVEPOINT, Stop.CANONICAL_SAVEPOINT)) {
-            Outcome rescaled =
-                    harness.run(
-                            shape,
-                            List.of(
-                                    new Phase(1, true, savepoint, rows * 3 / 10),
-                                    new Phase(2, true, savepoint, rows * 13 / 20),
-                                    Phase.toEnd(1, true)));
-            ParityHarness.assertSameChangelogPerKey(
-                    shape, reference, rescaled, "rescaled 1 -> 2 -> 1 through " + savepoint);
-        }
+        harness.assertSameStraightAndRestored(shape, reference);
+        harness.assertSameRescaled(shape, reference);
 
         Outcome switched =
                 harness.run(

@@ -1,5 +1,6 @@
 package io.streamfusion.operators.batch;
 
+import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
 import io.streamfusion.operators.OperatorConfig;
 
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -98,6 +99,17 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
         openKernel(allocator, batch);
     }
 
+    /** The task's keyed backend as StreamFusion's columnar one, which the kernels run in. */
+    protected final ColumnarKeyedStateBackend columnarBackend() {
+        if (!(getKeyedStateBackend() instanceof ColumnarKeyedStateBackend)) {
+            throw new IllegalStateException(
+                    getOperatorName()
+                            + " needs StreamFusion's keyed state backend, but got "
+                            + getKeyedStateBackend().getClass().getName());
+        }
+        return (ColumnarKeyedStateBackend) getKeyedStateBackend();
+    }
+
     /** The operator's Arrow allocator, bounded by {@code batch-memory}. */
     protected final BufferAllocator allocator() {
         return allocator;
@@ -114,7 +126,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
      * result, which the caller closes. The kernel takes the exported batch over and releases it,
      * also when it fails.
      */
-    protected final StructVector runKernel(RowBatch batch, BatchKernel kernel) {
+    protected final KernelResult runKernel(RowBatch batch, BatchKernel kernel) {
         batch.exportTo(batchArray);
         // Importing a result closes these structs; they are closed here only if there is none.
         ArrowArray resultArray = ArrowArray.allocateNew(allocator);
@@ -132,7 +144,8 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
             // A no-op once the kernel released the batch; frees it if the call failed first.
             batchArray.release();
         }
-        return (StructVector) Data.importVector(allocator, resultArray, resultSchema, null);
+        return new KernelResult(
+                (StructVector) Data.importVector(allocator, resultArray, resultSchema, null));
     }
 
     /**

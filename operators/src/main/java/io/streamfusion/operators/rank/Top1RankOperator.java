@@ -5,10 +5,10 @@ import io.streamfusion.api.columnar.Top1Ranker;
 import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.InternalTimer;
@@ -16,15 +16,10 @@ import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.types.RowKind;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.TinyIntVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.complex.StructVector;
 
 /**
  * StreamFusion's Top-1 ranker: {@code ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) = 1} on
@@ -61,12 +56,7 @@ public final class Top1RankOperator extends BatchingKeyedOperator
         // Flink's KeyedProcessOperator registers this timer service whether or not its function
         // uses timers; registering it too keeps the two operators' state alike.
         getInternalTimerService("user-timers", VoidNamespaceSerializer.INSTANCE, this);
-        if (!(getKeyedStateBackend() instanceof ColumnarKeyedStateBackend)) {
-            throw new IllegalStateException(
-                    getOperatorName()
-                            + " needs StreamFusion's keyed state backend, but got "
-                            + getKeyedStateBackend().getClass().getName());
-        }
+        ColumnarKeyedStateBackend backend = columnarBackend();
         ValueStateDescriptor<RowData> winners =
                 new ValueStateDescriptor<>(Top1OperatorSpec.STATE_NAME, spec.inputRowType());
         if (spec.ttlConfig().isEnabled()) {
@@ -79,11 +69,7 @@ public final class Top1RankOperator extends BatchingKeyedOperator
                         spec.generateUpdateBefore(),
                         operatorConfig.cacheBytes(),
                         operatorConfig.batchMemoryBytes());
-        ranker =
-                withBatchSchema(
-                        schema ->
-                                ((ColumnarKeyedStateBackend) getKeyedStateBackend())
-                                        .openTop1Ranker(winners, rankerSpec, schema));
+        ranker = withBatchSchema(schema -> backend.openTop1Ranker(winners, rankerSpec, schema));
         rankedRow = new JoinedRowData();
         getMetricGroup()
                 .gauge(
@@ -97,42 +83,25 @@ public final class Top1RankOperator extends BatchingKeyedOperator
 
     @Override
     protected void processBatch(RowBatch batch) throws Exception {
-        try (StructVector result = runKernel(batch, ranker::rank)) {
-            emitResults(batch, result);
+        try (KernelResult result = runKernel(batch, ranker::rank)) {
+            int arity = spec.inputRowType().toRowType().getFieldCount();
+            for (int i = 0; i < batch.size(); i++) {
+                byte decision = result.decision(i);
+                if (decision == Top1Ranker.REJECTED) {
+                    continue;
+                }
+                RowData row = batch.row(i);
+                if (decision == Top1Ranker.FIRST) {
+                    emit(batch, i, output(row, RowKind.INSERT));
+                    continue;
+                }
+                if (spec.generateUpdateBefore()) {
+                    RowData replaced = result.referencedRow(batch, i, arity);
+                    emit(batch, i, output(replaced, RowKind.UPDATE_BEFORE));
+                }
+                emit(batch, i, output(row, RowKind.UPDATE_AFTER));
+            }
         }
-    }
-
-    private void emitResults(RowBatch batch, StructVector result) {
-        TinyIntVector decisions = (TinyIntVector) result.getChildByOrdinal(0);
-        IntVector replacedRows = (IntVector) result.getChildByOrdinal(1);
-        VarBinaryVector replacedBytes = (VarBinaryVector) result.getChildByOrdinal(2);
-        int arity = spec.inputRowType().toRowType().getFieldCount();
-        for (int i = 0; i < batch.size(); i++) {
-            byte decision = decisions.get(i);
-            if (decision == Top1Ranker.REJECTED) {
-                continue;
-            }
-            RowData row = batch.row(i);
-            if (decision == Top1Ranker.FIRST) {
-                emit(batch, i, output(row, RowKind.INSERT));
-                continue;
-            }
-            if (spec.generateUpdateBefore()) {
-                int fromBatch = replacedRows.get(i);
-                RowData replaced =
-                        fromBatch >= 0
-                                ? ((BinaryRowData) batch.row(fromBatch)).copy()
-                                : winnerRow(replacedBytes.get(i), arity);
-                emit(batch, i, output(replaced, RowKind.UPDATE_BEFORE));
-            }
-            emit(batch, i, output(row, RowKind.UPDATE_AFTER));
-        }
-    }
-
-    private static BinaryRowData winnerRow(byte[] bytes, int arity) {
-        BinaryRowData row = new BinaryRowData(arity);
-        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-        return row;
     }
 
     /** The row as Flink's Top-1 function emits it: itself, or joined with its rank number. */

@@ -6,6 +6,7 @@ import io.streamfusion.api.columnar.UpsertMaterializer;
 import io.streamfusion.api.columnar.UpsertMaterializerSpec;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -14,20 +15,14 @@ import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.typeutils.runtime.TupleSerializer;
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.TinyIntVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.complex.StructVector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,13 +72,7 @@ public final class UpsertMaterializerOperator extends BatchingKeyedOperator {
 
     @Override
     protected void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception {
-        if (!(getKeyedStateBackend() instanceof ColumnarKeyedStateBackend)) {
-            throw new IllegalStateException(
-                    getOperatorName()
-                            + " needs StreamFusion's keyed state backend, but got "
-                            + getKeyedStateBackend().getClass().getName());
-        }
-        ColumnarKeyedStateBackend backend = (ColumnarKeyedStateBackend) getKeyedStateBackend();
+        ColumnarKeyedStateBackend backend = columnarBackend();
         arity = spec.rowType().getFieldCount();
         checkNoLinkedState(backend);
         FlinkUpsertState flinkState = restoredFlinkState(backend);
@@ -192,39 +181,27 @@ public final class UpsertMaterializerOperator extends BatchingKeyedOperator {
 
     @Override
     protected void processBatch(RowBatch batch) throws Exception {
-        try (StructVector result = runKernel(batch, materializer::materialize)) {
-            emitResults(batch, result);
-        }
-    }
-
-    private void emitResults(RowBatch batch, StructVector result) {
-        TinyIntVector decisions = (TinyIntVector) result.getChildByOrdinal(0);
-        IntVector latestRows = (IntVector) result.getChildByOrdinal(1);
-        VarBinaryVector latestBytes = (VarBinaryVector) result.getChildByOrdinal(2);
-        for (int i = 0; i < batch.size(); i++) {
-            switch (decisions.get(i)) {
-                case UpsertMaterializer.INSERT:
-                    emitAs(batch.row(i), RowKind.INSERT);
-                    break;
-                case UpsertMaterializer.UPDATE_AFTER:
-                    emitAs(batch.row(i), RowKind.UPDATE_AFTER);
-                    break;
-                case UpsertMaterializer.DELETE:
-                    emitAs(batch.row(i), RowKind.DELETE);
-                    break;
-                case UpsertMaterializer.LATEST:
-                    int fromBatch = latestRows.get(i);
-                    RowData latest =
-                            fromBatch >= 0
-                                    ? ((BinaryRowData) batch.row(fromBatch)).copy()
-                                    : storedRow(latestBytes.get(i));
-                    emitAs(latest, RowKind.UPDATE_AFTER);
-                    break;
-                case UpsertMaterializer.NOT_FOUND:
-                    logNotFound();
-                    break;
-                default:
-                    break;
+        try (KernelResult result = runKernel(batch, materializer::materialize)) {
+            for (int i = 0; i < batch.size(); i++) {
+                switch (result.decision(i)) {
+                    case UpsertMaterializer.INSERT:
+                        emitAs(batch.row(i), RowKind.INSERT);
+                        break;
+                    case UpsertMaterializer.UPDATE_AFTER:
+                        emitAs(batch.row(i), RowKind.UPDATE_AFTER);
+                        break;
+                    case UpsertMaterializer.DELETE:
+                        emitAs(batch.row(i), RowKind.DELETE);
+                        break;
+                    case UpsertMaterializer.LATEST:
+                        emitAs(result.referencedRow(batch, i, arity), RowKind.UPDATE_AFTER);
+                        break;
+                    case UpsertMaterializer.NOT_FOUND:
+                        logNotFound();
+                        break;
+                    default:
+                        break;
+                }
             }
         }
     }
@@ -232,12 +209,6 @@ public final class UpsertMaterializerOperator extends BatchingKeyedOperator {
     private void emitAs(RowData row, RowKind kind) {
         row.setRowKind(kind);
         emitWithoutTimestamp(row);
-    }
-
-    private BinaryRowData storedRow(byte[] bytes) {
-        BinaryRowData row = new BinaryRowData(arity);
-        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-        return row;
     }
 
     /** Logs as the replaced operator does when a retraction finds no row. */
