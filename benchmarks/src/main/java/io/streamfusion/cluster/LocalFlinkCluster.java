@@ -29,6 +29,20 @@ import java.util.regex.Pattern;
  */
 public final class LocalFlinkCluster implements AutoCloseable {
 
+    /**
+     * The JVM limits Flink's {@code taskmanager.sh} derives from the memory settings of {@link
+     * #writeConfig}: heap = framework heap + task heap (128m + 384m), direct memory = framework
+     * off-heap + task off-heap + network (128m + 0m + 64m), metaspace as configured. Without them
+     * the JVM's own defaults (a quarter of the machine's memory for the heap) would let a
+     * TaskManager outgrow the process size its memory model gives it.
+     */
+    private static final List<String> TASK_MANAGER_JVM_MEMORY =
+            List.of(
+                    "-Xmx512m",
+                    "-Xms512m",
+                    "-XX:MaxDirectMemorySize=192m",
+                    "-XX:MaxMetaspaceSize=256m");
+
     /** What a cluster is started with. */
     public record Settings(
             Path workDir,
@@ -65,7 +79,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
             cluster.jobManager =
                     cluster.launch(
                             "jobmanager",
-                            "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
+                            "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                            List.of());
             for (int i = 0; i < settings.taskManagers(); i++) {
                 cluster.startTaskManager();
             }
@@ -90,7 +105,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
         taskManagers.add(
                 launch(
                         "taskmanager-" + launchedTaskManagers++,
-                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        TASK_MANAGER_JVM_MEMORY));
     }
 
     /** Kills a running TaskManager with SIGKILL, as a machine failure would. */
@@ -174,10 +190,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
         return settings.workDir().resolve("logs").resolve(name + ".log");
     }
 
-    private Process launch(String name, String mainClass) throws IOException {
+    private Process launch(String name, String mainClass, List<String> memoryOptions)
+            throws IOException {
         Files.createDirectories(log(name).getParent());
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(memoryOptions);
         command.addAll(settings.jvmOptions());
         command.add("-Dlog.file=" + log(name));
         command.add("-Dlog4j.configurationFile=" + configDir.resolve("log4j2.properties").toUri());
