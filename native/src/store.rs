@@ -290,6 +290,17 @@ pub struct EntryCursor<'a> {
 }
 
 impl EntryCursor<'_> {
+    /// The first entry whose key is `from` or after it, if any.
+    pub fn first_from(&mut self, from: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        self.it.seek(from);
+        let found = match (self.it.key(), self.it.value()) {
+            (Some(key), Some(value)) => Some((key.to_vec(), value.to_vec())),
+            _ => None,
+        };
+        self.it.status()?;
+        Ok(found)
+    }
+
     /// The greatest entry below `before` whose key starts with `prefix` and that `accept` takes,
     /// walking backwards from `before`; every key walked past is handed to `accept`.
     pub fn last_before(

@@ -34,6 +34,7 @@ use super::row_identity::RowIdentity;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
 use crate::store::{EntryCursor, StateColumnFamily, StoreWrite};
+use expiry_sweep::ExpirySweep;
 use inline_list::InlineList;
 
 /// A retraction of a candidate that is not the last: nothing is emitted.
@@ -143,6 +144,7 @@ pub struct UpsertMaterializer {
     candidates: StateColumnFamily,
     flink_list: Option<FlinkListState>,
     config: UpsertConfig,
+    sweep: ExpirySweep,
     _reservation: Option<MemoryReservation>,
 }
 
@@ -153,7 +155,7 @@ impl UpsertMaterializer {
         config: UpsertConfig,
         reservation: Option<MemoryReservation>,
     ) -> UpsertMaterializer {
-        UpsertMaterializer { candidates, flink_list, config, _reservation: reservation }
+        UpsertMaterializer { candidates, flink_list, config, sweep: ExpirySweep::new(), _reservation: reservation }
     }
 
     fn expired(&self, last_write: i64, now: i64) -> bool {
@@ -164,7 +166,16 @@ impl UpsertMaterializer {
     /// `decision`, `latest_row` (for [`LATEST`], the batch position of the new last row when it
     /// came from this batch, else -1) and `latest_bytes` (for [`LATEST`], the new last row's bytes
     /// when it came from state).
-    pub fn materialize(&self, batch: &StructArray, now: i64) -> Result<StructArray> {
+    pub fn materialize(&mut self, batch: &StructArray, now: i64) -> Result<StructArray> {
+        let swept = match self.config.ttl_millis {
+            Some(ttl) => self.sweep.expired_keys(&self.candidates, self.config.layout.prefix_bytes, ttl, now)?,
+            None => Vec::new(),
+        };
+        self.materialize_swept(batch, now, &swept)
+    }
+
+    /// [`Self::materialize`], deleting first the entries of the `swept` keys, which expired.
+    fn materialize_swept(&self, batch: &StructArray, now: i64, swept: &[Vec<u8>]) -> Result<StructArray> {
         let (keys, rows) = key_and_row_columns(batch, "an upsert batch")?;
         let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
         let bases = StateKeys::of(&batch_keys, keys, &self.config.layout);
@@ -235,7 +246,7 @@ impl UpsertMaterializer {
         }
 
         self.spill_long_lists(&mut work, &mut by_hash, rows)?;
-        self.write(&bases, &work, &by_hash, rows)?;
+        self.write(swept, &bases, &work, &by_hash, rows)?;
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int8Array::from(decision)),
             Arc::new(Int32Array::from(latest_row)),
@@ -518,12 +529,17 @@ impl UpsertMaterializer {
     /// One write batch of everything the batch changed.
     fn write(
         &self,
+        swept: &[Vec<u8>],
         bases: &StateKeys,
         work: &[KeyWork],
         by_hash: &HashMap<(u32, u32), HashWork>,
         rows: &BinaryArray,
     ) -> Result<()> {
         let mut write = StoreWrite::to_store_of(&self.candidates);
+        // First, so that what this batch writes for a swept key survives the deletion.
+        for base in swept {
+            write.delete_prefix(&self.candidates, base)?;
+        }
         let (mut key, mut value) = (Vec::new(), Vec::new());
         for (k, of_key) in work.iter().enumerate() {
             let base = bases.get(k as u32);
@@ -690,6 +706,7 @@ fn parse_flink_list(value: &[u8], format: FlinkListFormat, ttl: bool) -> Result<
     Ok((written_at, rows))
 }
 
+mod expiry_sweep;
 mod inline_list;
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use jni::JNIEnv;
 
 use super::columnar_entry_points::{check_schema, export_result, import_batch, key_group_layout};
 use super::guard::{call, CallResult};
-use super::handles::{borrow, free, into_handle, ColumnFamilyHandle, UpsertMaterializerHandle};
+use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, UpsertMaterializerHandle};
 use crate::columnar::batch_keys;
 use crate::columnar::row_identity::RowIdentity;
 use crate::columnar::sort_key::FieldType;
@@ -109,7 +109,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_mate
 ) {
     call(&mut env, (), |_| {
         let batch = import_batch(batch_array)?;
-        let materializer = unsafe { borrow::<UpsertMaterializerHandle>(materializer)? };
+        let materializer = unsafe { borrow_mut::<UpsertMaterializerHandle>(materializer)? };
         let result = materializer.materialize(&batch, now_millis)?;
         Ok(export_result(result, result_array, result_schema)?)
     })

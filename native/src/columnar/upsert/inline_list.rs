@@ -15,6 +15,15 @@ use crate::error::{NativeError, Result};
 const HEADER_BYTES: usize = 12;
 const LENGTH_BYTES: usize = 4;
 
+/// When the list stored in an inline entry was last written, read from its header alone.
+pub(super) fn last_write(value: &[u8]) -> Result<i64> {
+    let payload = payload_of(value, "inline list")?;
+    payload
+        .get(..8)
+        .map(|b| i64::from_be_bytes(b.try_into().expect("eight bytes")))
+        .ok_or_else(|| NativeError::CorruptState(format!("an inline candidate list of {} bytes", value.len())))
+}
+
 /// One key's candidates, oldest first, and when they were last written.
 pub(super) struct InlineList<'a> {
     pub rows: Vec<CandidateRow<'a>>,

@@ -134,7 +134,7 @@ fn random_changelogs_match_flinks_algorithm_row_by_row() {
         for seed in 1..=6u64 {
             let dir = TempDir::new();
             let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-            let materializer = open_with(&store, identity.clone(), None, None, limit);
+            let mut materializer = open_with(&store, identity.clone(), None, None, limit);
             let mut model = Model { lists: HashMap::new(), identity: identity.clone() };
             let mut random = Xorshift::new(seed);
             // Few keys and values, so that retractions find their rows and lists grow long.
@@ -167,13 +167,13 @@ fn reopened_with(limit: usize) {
     let dir = TempDir::new();
     {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
+        let mut materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
         let rows = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 1, 2, 2), row(KIND_INSERT, 1, 3, 3)];
         materializer.materialize(&batch_of(&rows), 0).unwrap();
         store.flush().unwrap();
     }
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
+    let mut materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
     let rows = [row(KIND_DELETE, 1, 3, 3), row(KIND_DELETE, 1, 1, 1), row(KIND_DELETE, 1, 2, 2)];
     let result = materializer.materialize(&batch_of(&rows), 0).unwrap();
     assert_eq!(
@@ -195,7 +195,7 @@ fn an_expired_key_reads_as_empty_and_its_entries_go() {
 fn expired_with(limit: usize, entries_left: u64) {
     let dir = TempDir::new();
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, limit);
+    let mut materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, limit);
     let first = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 1, 2, 2)];
     materializer.materialize(&batch_of(&first), 1_000).unwrap();
     let before_expiry = [row(KIND_INSERT, 1, 3, 3)];
@@ -247,7 +247,7 @@ fn a_key_restored_from_flinks_list_state_is_converted_on_first_access() {
         let sequenced = format == FlinkListFormat::SequencedRowList;
         values.put(&base, &flink_row_list(&stored, ttl.map(|_| 50), sequenced)).unwrap();
         let flink = FlinkListState { column_family: values.clone(), format };
-        let materializer = open_with(&store, RowIdentity::WholeRow, ttl, Some(flink), limit);
+        let mut materializer = open_with(&store, RowIdentity::WholeRow, ttl, Some(flink), limit);
         let rows = [row(KIND_DELETE, 1, 2, 2), row(KIND_INSERT, 1, 3, 3)];
         let result = materializer.materialize(&batch_of(&rows), 100).unwrap();
         assert_eq!(
@@ -276,7 +276,7 @@ fn a_damaged_list_of_flinks_state_is_an_error_naming_the_state() {
     let mut damaged = flink_row_list(&rows, None, false);
     damaged.truncate(damaged.len() - 3);
     values.put(&base, &damaged).unwrap();
-    let materializer = open(
+    let mut materializer = open(
         &store,
         RowIdentity::WholeRow,
         None,
@@ -290,7 +290,7 @@ fn a_damaged_list_of_flinks_state_is_an_error_naming_the_state() {
 fn ten_thousand_candidates_under_one_key_keep_every_entry_small() {
     let dir = TempDir::new();
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let materializer = open(&store, upsert_key(), None, None);
+    let mut materializer = open(&store, upsert_key(), None, None);
     for first in (0..10_000).step_by(500) {
         let rows: Vec<Vec<u8>> = (first..first + 500).map(|id| row(KIND_INSERT, 1, id, id)).collect();
         materializer.materialize(&batch_of(&rows), 0).unwrap();
@@ -306,4 +306,26 @@ fn ten_thousand_candidates_under_one_key_keep_every_entry_small() {
     let largest = crate::batch::decode(&encoded).map(|e| e.unwrap().value.unwrap().len()).max().unwrap();
     assert!(largest < 16 << 10, "an entry of {largest} bytes");
     assert_eq!(column.count_entries().unwrap(), 1 + 2 * 9_998, "a counter, and a candidate and a hash entry each");
+}
+
+#[test]
+fn keys_that_expire_and_never_come_back_are_swept_batch_by_batch() {
+    for limit in [INLINE_LIMIT_BYTES, 0] {
+        let dir = TempDir::new();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let mut materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, limit);
+        let old: Vec<Vec<u8>> = (0..20).map(|k| row(KIND_INSERT, k, 1, 1)).collect();
+        materializer.materialize(&batch_of(&old), 1_000).unwrap();
+        let column = StateColumnFamily::open(&store, "upsert-candidates").unwrap();
+        let stored = column.count_entries().unwrap();
+        assert!(stored >= 20, "inline limit {limit}: {stored} entries");
+        // Later batches touch one other key only (and leave it empty); each also checks a few of
+        // the expired ones.
+        let live = [row(KIND_INSERT, 99, 1, 1), row(KIND_DELETE, 99, 1, 1)];
+        for _ in 0..20 {
+            materializer.materialize(&batch_of(&live), 5_000).unwrap();
+        }
+        let left = column.count_entries().unwrap();
+        assert_eq!(left, 0, "inline limit {limit}: every expired key was swept");
+    }
 }
