@@ -9,6 +9,7 @@ pub mod batch;
 pub mod checkpoint;
 pub mod columnar;
 pub mod error;
+pub mod index_layout;
 pub mod jni;
 pub mod memory;
 pub mod rescale;

@@ -19,6 +19,24 @@ use crate::error::{NativeError, Result};
 /// The share of the block cache that reservations may take; the rest always stays RocksDB's.
 const RESERVABLE_SHARE: f64 = 0.5;
 
+/// The smallest share of the block cache one of its shards may hold.
+///
+/// An LRU shard cannot keep a block larger than its capacity: it evicts it as soon as the reader
+/// lets go. RocksDB's default shards are 512 KiB to a few MiB, smaller than the full filter block of
+/// one 64 MiB SST file (about 3 MiB at 10 bits per key), so those filters were read again on every
+/// lookup. The slot's cache serves one task thread and RocksDB's background threads, so a few
+/// large shards cost no contention.
+const MIN_SHARD_BYTES: usize = 16 << 20;
+
+/// The most shards a slot's cache is split into (RocksDB's own limit for an LRU cache is 2^6).
+const MAX_SHARD_BITS: i32 = 6;
+
+/// Shard bits such that every shard holds at least [`MIN_SHARD_BYTES`].
+fn shard_bits(cache_bytes: usize) -> i32 {
+    let shards = (cache_bytes / MIN_SHARD_BYTES).max(1);
+    (usize::BITS - 1 - shards.leading_zeros()).min(MAX_SHARD_BITS as u32) as i32
+}
+
 /// A slot's shared block cache and write-buffer manager.
 pub struct SlotMemory {
     cache: Cache,
@@ -51,7 +69,10 @@ impl SlotMemory {
             )));
         }
         let (cache_bytes, write_buffer_bytes) = split(total_bytes, write_buffer_ratio);
-        let cache = Cache::new_lru_cache(cache_bytes);
+        let mut lru = rocksdb::LruCacheOptions::default();
+        lru.set_capacity(cache_bytes);
+        lru.set_num_shard_bits(shard_bits(cache_bytes));
+        let cache = Cache::new_lru_cache_opts(&lru);
         let write_buffers =
             WriteBufferManager::new_write_buffer_manager_with_cache(write_buffer_bytes, false, cache.clone());
         Ok(SlotMemory { cache, write_buffers, total_bytes, memtable_bytes, cache_bytes, reserved_bytes: Mutex::new(0) })
@@ -162,6 +183,15 @@ mod tests {
         assert!(SlotMemory::new(1 << 20, 0.5, 0).is_err());
         let memory = SlotMemory::new(8 << 20, 0.5, 1 << 20).unwrap();
         assert_eq!(memory.total_bytes(), 8 << 20);
+    }
+
+    #[test]
+    fn every_shard_holds_at_least_sixteen_mib() {
+        assert_eq!(shard_bits(8 << 20), 0);
+        assert_eq!(shard_bits(31 << 20), 0);
+        assert_eq!(shard_bits(99 << 20), 2);
+        assert_eq!(shard_bits(400 << 20), 4);
+        assert_eq!(shard_bits(64 << 30), MAX_SHARD_BITS);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use rocksdb::{
 
 use crate::batch;
 use crate::error::{NativeError, Result};
+use crate::index_layout::{self, IndexLayout, LayoutWatch};
 use crate::memory::SlotMemory;
 use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
 
@@ -40,6 +41,10 @@ pub struct KeyedStore {
     db: Db,
     options: SharedOptions,
     column_options: Options,
+    /// The same with partitioned index and filters, for column families created after the switch.
+    partitioned_column_options: Options,
+    /// The index and filter layout of new files, and when to check it next.
+    layout: LayoutWatch,
     /// Names of the state column families, for operations over all of them (flush).
     column_names: Mutex<BTreeSet<String>>,
     /// Each state column family's TTL compaction filter configuration, empty until the state says.
@@ -51,7 +56,8 @@ pub struct KeyedStore {
 impl KeyedStore {
     /// Opens (creating if needed) the instance in `path`.
     pub fn open(path: &Path, config: StoreConfig) -> Result<Arc<KeyedStore>> {
-        let column_options = column_options(&config);
+        let partitioned_column_options = column_options(&config, IndexLayout::Partitioned);
+        let column_options = column_options(&config, IndexLayout::Full);
         let mut db_options = column_options.clone();
         db_options.create_if_missing(true);
         db_options.create_missing_column_families(true);
@@ -74,14 +80,19 @@ impl KeyedStore {
             })
             .collect();
         let db = Db::open_cf_descriptors(&db_options, path, descriptors)?;
-        Ok(Arc::new(KeyedStore {
+        let store = Arc::new(KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
             column_options,
+            partitioned_column_options,
+            layout: LayoutWatch::new(IndexLayout::Full),
             column_names: Mutex::new(existing),
             ttl_slots: Mutex::new(ttl_slots),
             memory: config.memory,
-        }))
+        });
+        // Restored state may already be past the point where its blocks need partitions.
+        store.adapt_index_layout()?;
+        Ok(store)
     }
 
     pub(crate) fn db(&self) -> &Db {
@@ -114,15 +125,65 @@ impl KeyedStore {
             }
             count += 1;
         }
-        self.db.write_opt(batch, &self.options.write)?;
+        self.write(batch)?;
         Ok(count)
+    }
+
+    /// Writes `batch` atomically and counts its entries towards the next layout check.
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        let count = batch.len() as u64;
+        self.db.write_opt(batch, &self.options.write)?;
+        self.after_writes(count)
+    }
+
+    fn after_writes(&self, count: u64) -> Result<()> {
+        if self.layout.note_writes(count) {
+            self.adapt_index_layout()?;
+        }
+        Ok(())
+    }
+
+    /// The index and filter layout of the files this store writes now.
+    pub fn index_layout(&self) -> IndexLayout {
+        self.layout.layout()
+    }
+
+    /// Switches every column family to partitioned index and filters once their index and filter
+    /// blocks have grown to a share of the slot's cache ([`index_layout`](crate::index_layout)).
+    /// Returns the layout in force afterwards.
+    pub fn adapt_index_layout(&self) -> Result<IndexLayout> {
+        if self.layout.layout() == IndexLayout::Partitioned {
+            return Ok(IndexLayout::Partitioned);
+        }
+        let mut metadata = 0;
+        let names = self.column_family_names();
+        for name in &names {
+            if let Some(cf) = self.db.cf_handle(name) {
+                let properties = self.db.property_value_cf(&cf, "rocksdb.aggregated-table-properties")?;
+                metadata += properties.as_deref().and_then(index_layout::metadata_bytes).unwrap_or(0);
+            }
+        }
+        if index_layout::should_partition(metadata, self.memory.cache_capacity()) && self.layout.switch_to_partitioned()
+        {
+            let change = IndexLayout::Partitioned.table_factory_change();
+            for name in &names {
+                if let Some(cf) = self.db.cf_handle(name) {
+                    self.db.set_options_cf(&cf, &[("block_based_table_factory", change.as_str())])?;
+                }
+            }
+        }
+        Ok(self.layout.layout())
     }
 
     /// Creates the column family `name` unless it exists, with the options of every state column family.
     pub(crate) fn ensure_column_family(&self, name: &str) -> Result<()> {
         if self.db.cf_handle(name).is_none() {
             let slot = Arc::new(TtlFilterSlot::default());
-            self.db.create_cf(name, &state_column_options(&self.column_options, &slot))?;
+            let shared = match self.layout.layout() {
+                IndexLayout::Full => &self.column_options,
+                IndexLayout::Partitioned => &self.partitioned_column_options,
+            };
+            self.db.create_cf(name, &state_column_options(shared, &slot))?;
             self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), slot);
         }
         self.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());
@@ -173,7 +234,7 @@ impl KeyedStore {
     }
 }
 
-fn column_options(config: &StoreConfig) -> Options {
+fn column_options(config: &StoreConfig, layout: IndexLayout) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(config.memory.cache());
     // Point lookups dominate keyed state access: a whole-key bloom filter avoids reading
@@ -181,7 +242,8 @@ fn column_options(config: &StoreConfig) -> Options {
     table.set_bloom_filter(10.0, false);
     table.set_whole_key_filtering(true);
     table.set_cache_index_and_filter_blocks(true);
-    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    table.set_cache_index_and_filter_blocks_with_high_priority(true);
+    layout.apply(&mut table);
     let mut options = Options::default();
     options.set_block_based_table_factory(&table);
     options.set_merge_operator_associative(LIST_APPEND_MERGE_OPERATOR, list_append_merge);
@@ -280,7 +342,7 @@ impl StoreWrite {
 
     /// Applies every put and delete at once.
     pub fn commit(self) -> Result<()> {
-        Ok(self.store.db.write_opt(self.batch, &self.store.options.write)?)
+        self.store.write(self.batch)
     }
 }
 
@@ -380,11 +442,13 @@ impl StateColumnFamily {
     }
 
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        Ok(self.store.db.put_cf_opt(&self.cf, key, value, &self.store.options.write)?)
+        self.store.db.put_cf_opt(&self.cf, key, value, &self.store.options.write)?;
+        self.store.after_writes(1)
     }
 
     pub fn delete(&self, key: &[u8]) -> Result<()> {
-        Ok(self.store.db.delete_cf_opt(&self.cf, key, &self.store.options.write)?)
+        self.store.db.delete_cf_opt(&self.cf, key, &self.store.options.write)?;
+        self.store.after_writes(1)
     }
 
     /// Looks up every key of an encoded key list in one RocksDB multi-get and returns an
@@ -412,7 +476,7 @@ impl StateColumnFamily {
         for (key, value) in entries {
             batch.put_cf(&self.cf, key, value);
         }
-        Ok(self.store.db.write_opt(batch, &self.store.options.write)?)
+        self.store.write(batch)
     }
 
     /// Deletes every key of an encoded key list in one atomic write.
@@ -423,13 +487,14 @@ impl StateColumnFamily {
             batch.delete_cf(&self.cf, key?);
             count += 1;
         }
-        self.store.db.write_opt(batch, &self.store.options.write)?;
+        self.store.write(batch)?;
         Ok(count)
     }
 
     /// Appends `value` to the list stored under `key` without reading it.
     pub fn merge(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        Ok(self.store.db.merge_cf_opt(&self.cf, key, value, &self.store.options.write)?)
+        self.store.db.merge_cf_opt(&self.cf, key, value, &self.store.options.write)?;
+        self.store.after_writes(1)
     }
 
     fn prefix_iterator(&self, prefix: &[u8]) -> rocksdb::DBRawIteratorWithThreadMode<'_, Db> {
@@ -507,7 +572,7 @@ impl StateColumnFamily {
             it.next();
         }
         it.status()?;
-        self.store.db.write_opt(batch, &self.store.options.write)?;
+        self.store.write(batch)?;
         Ok(count)
     }
 
@@ -561,6 +626,57 @@ pub(crate) mod tests {
         assert_eq!(column.count_entries().unwrap(), 1);
         column.delete(b"k").unwrap();
         assert!(column.get(b"k").unwrap().is_none());
+    }
+
+    fn index_partitions(store: &KeyedStore, name: &str) -> u64 {
+        let cf = store.db.cf_handle(name).unwrap();
+        let properties = store.db.property_value_cf(&cf, "rocksdb.aggregated-table-properties").unwrap().unwrap();
+        // Files with a full index do not report the count.
+        properties
+            .split("; ")
+            .find(|entry| entry.starts_with("# index partitions"))
+            .map_or(0, |entry| entry.rsplit_once('=').unwrap().1.trim().parse().unwrap())
+    }
+
+    fn fill(column: &StateColumnFamily, keys: std::ops::Range<u32>) {
+        for i in keys {
+            column.put(&i.to_be_bytes(), &[i as u8; 100]).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_store_partitions_its_index_and_filters_once_they_outgrow_a_share_of_the_cache() {
+        let dir = crate::test_support::TempDir::new();
+        let config = StoreConfig { memory: Arc::new(SlotMemory::new(1 << 20, 0.5, 64 << 10).unwrap()) };
+        {
+            let store = KeyedStore::open(dir.path(), config.clone()).unwrap();
+            let column = StateColumnFamily::open(&store, "big").unwrap();
+            fill(&column, 0..2_000);
+            store.flush().unwrap();
+            assert_eq!(store.adapt_index_layout().unwrap(), IndexLayout::Full);
+            assert_eq!(index_partitions(&store, "big"), 0);
+            fill(&column, 2_000..300_000);
+            store.flush().unwrap();
+            assert_eq!(store.adapt_index_layout().unwrap(), IndexLayout::Partitioned);
+            fill(&column, 300_000..310_000);
+            store.flush().unwrap();
+            assert!(index_partitions(&store, "big") > 0);
+            let later = StateColumnFamily::open(&store, "created-after").unwrap();
+            fill(&later, 0..1_000);
+            store.flush().unwrap();
+            assert!(index_partitions(&store, "created-after") > 0);
+            for i in [0u32, 1_999, 150_000, 305_000] {
+                assert_eq!(&*column.get(&i.to_be_bytes()).unwrap().unwrap(), &[i as u8; 100][..]);
+            }
+            assert!(column.get(&400_000u32.to_be_bytes()).unwrap().is_none());
+            // Rewritten below level 0, every file is partitioned, and its pinned top-level index
+            // sits in the slot's cache: the switch kept the shared cache.
+            store.db.compact_range_cf(&store.db.cf_handle("big").unwrap(), None::<&[u8]>, None::<&[u8]>);
+            assert!(column.get(&7u32.to_be_bytes()).unwrap().is_some());
+            assert!(config.memory.pinned_usage() > 0);
+        }
+        let reopened = KeyedStore::open(dir.path(), config).unwrap();
+        assert_eq!(reopened.index_layout(), IndexLayout::Partitioned);
     }
 
     #[test]

@@ -91,11 +91,15 @@ public final class StreamFusionOptions {
     public static final ConfigOption<MemorySize> CACHE_SIZE =
             ConfigOptions.key(PREFIX + "cache.size")
                     .memoryType()
-                    .defaultValue(MemorySize.parse("64mb"))
+                    .noDefaultValue()
                     .withDescription(
                             "Bytes of the slot's memory budget given to the decoded-value cache;"
-                                    + " RocksDB gets the rest. If the budget cannot spare it (RocksDB"
-                                    + " would keep less than the cache gets), the cache is disabled.");
+                                    + " RocksDB gets the rest. Unset, the cache takes an eighth of"
+                                    + " the budget, at most 64 MiB, so that RocksDB keeps the"
+                                    + " memory its index, filter and data blocks need when state"
+                                    + " outgrows the budget. If the budget cannot spare a set size"
+                                    + " (RocksDB would keep less than the cache gets), the cache is"
+                                    + " disabled.");
 
     public static final ConfigOption<List<String>> CACHE_EXCLUDED_STATES =
             ConfigOptions.key(PREFIX + "cache.excluded-states")

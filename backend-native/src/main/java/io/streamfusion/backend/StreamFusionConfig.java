@@ -38,7 +38,10 @@ public final class StreamFusionConfig implements Serializable {
     private final PriorityQueueStateType timerService;
     private final int timerCacheSize;
     private final boolean cacheEnabled;
-    private final MemorySize cacheSize;
+
+    /** The decoded-value cache's size, or null for its share of each slot's budget. */
+    @Nullable private final MemorySize cacheSize;
+
     private final List<String> cacheExcludedStates;
     private final boolean incrementalCheckpoints;
     private final TtlCompactionSettings ttlCompaction;
@@ -51,7 +54,7 @@ public final class StreamFusionConfig implements Serializable {
             PriorityQueueStateType timerService,
             int timerCacheSize,
             boolean cacheEnabled,
-            MemorySize cacheSize,
+            @Nullable MemorySize cacheSize,
             List<String> cacheExcludedStates,
             boolean incrementalCheckpoints,
             TtlCompactionSettings ttlCompaction) {
@@ -79,7 +82,7 @@ public final class StreamFusionConfig implements Serializable {
                 StreamFusionOptions.TIMER_SERVICE_FACTORY.defaultValue(),
                 StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(),
                 StreamFusionOptions.CACHE_ENABLED.defaultValue(),
-                StreamFusionOptions.CACHE_SIZE.defaultValue(),
+                null,
                 StreamFusionOptions.CACHE_EXCLUDED_STATES.defaultValue(),
                 // Incremental unless the job says otherwise, although Flink's switch defaults to
                 // false: uploading only new SST files is what a disk-based backend is for.
@@ -314,6 +317,8 @@ public final class StreamFusionConfig implements Serializable {
         return cacheEnabled;
     }
 
+    /** The configured size of the decoded-value cache, or null: a share of the slot budget. */
+    @Nullable
     public MemorySize cacheSize() {
         return cacheSize;
     }
@@ -349,7 +354,9 @@ public final class StreamFusionConfig implements Serializable {
                 + ", timerService="
                 + timerService
                 + ", cache="
-                + (cacheEnabled ? cacheSize.toHumanReadableString() : "off")
+                + (!cacheEnabled
+                        ? "off"
+                        : cacheSize == null ? "auto" : cacheSize.toHumanReadableString())
                 + ", checkpoints="
                 + (incrementalCheckpoints ? "incremental" : "full")
                 + ", ttlCompaction="

@@ -259,6 +259,14 @@ class DecodedValueCacheTest {
     }
 
     @Test
+    void defaultCacheTakesAnEighthOfTheSlotBudgetUpTo64Mib() {
+        StreamFusionConfig defaults = StreamFusionConfig.defaults();
+        assertEquals(17L << 20, SlotMemoryProvider.cacheBytes(136L << 20, defaults));
+        assertEquals(64L << 20, SlotMemoryProvider.cacheBytes(512L << 20, defaults));
+        assertEquals(64L << 20, SlotMemoryProvider.cacheBytes(4L << 30, defaults));
+    }
+
+    @Test
     void cacheIsRefusedWhenTheSlotCannotSpareItAndCanBeSwitchedOff() {
         Configuration flink = new Configuration();
         flink.set(StreamFusionOptions.CACHE_SIZE, MemorySize.parse("40mb"));

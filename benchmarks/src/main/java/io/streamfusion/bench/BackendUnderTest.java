@@ -54,12 +54,27 @@ public final class BackendUnderTest implements AutoCloseable {
     }
 
     public static BackendUnderTest create(String kind) throws Exception {
-        return create(kind, new KeyGroupRange(0, MAX_PARALLELISM - 1), Collections.emptyList());
+        return create(kind, new Configuration());
+    }
+
+    /** A backend of {@code kind} whose configuration also carries {@code options}. */
+    public static BackendUnderTest create(String kind, Configuration options) throws Exception {
+        return create(
+                kind, new KeyGroupRange(0, MAX_PARALLELISM - 1), Collections.emptyList(), options);
     }
 
     /** A backend for some key groups, restored from {@code handles}, as a rescaled subtask is. */
     public static BackendUnderTest create(
             String kind, KeyGroupRange keyGroups, Collection<KeyedStateHandle> handles)
+            throws Exception {
+        return create(kind, keyGroups, handles, new Configuration());
+    }
+
+    private static BackendUnderTest create(
+            String kind,
+            KeyGroupRange keyGroups,
+            Collection<KeyedStateHandle> handles,
+            Configuration options)
             throws Exception {
         File work = Files.createTempDirectory("streamfusion-bench-" + kind + "-").toFile();
         MockEnvironment env =
@@ -67,7 +82,7 @@ public final class BackendUnderTest implements AutoCloseable {
                         .setManagedMemorySize(MANAGED_MEMORY)
                         .setMaxParallelism(MAX_PARALLELISM)
                         .build();
-        AbstractStateBackend backend = stateBackend(kind, work);
+        AbstractStateBackend backend = stateBackend(kind, work, options);
         CheckpointableKeyedStateBackend<Long> keyed =
                 backend.createKeyedStateBackend(
                         new KeyedStateBackendParametersImpl<>(
@@ -87,8 +102,9 @@ public final class BackendUnderTest implements AutoCloseable {
         return new BackendUnderTest(env, keyed, work);
     }
 
-    private static AbstractStateBackend stateBackend(String kind, File work) {
-        Configuration config = new Configuration();
+    private static AbstractStateBackend stateBackend(
+            String kind, File work, Configuration options) {
+        Configuration config = new Configuration(options);
         ClassLoader loader = BackendUnderTest.class.getClassLoader();
         switch (kind.toLowerCase(Locale.ROOT)) {
             case "hashmap":
