@@ -129,7 +129,9 @@ impl KeyedStore {
         Ok(count)
     }
 
-    /// Writes `batch` atomically and counts its entries towards the next layout check.
+    /// Writes `batch` atomically and counts its entries towards the next layout check. A failed
+    /// check fails the call although the write landed; the task then restarts from its last
+    /// checkpoint, as after any backend error, so nothing is half-applied.
     fn write(&self, batch: WriteBatch) -> Result<()> {
         let count = batch.len() as u64;
         self.db.write_opt(batch, &self.options.write)?;
