@@ -51,19 +51,17 @@ impl IndexLayout {
             }
         }
     }
+}
 
-    /// The same change for a live column family, as a `SetOptions` value of
-    /// `block_based_table_factory`; it applies to files written from then on.
-    pub fn table_factory_change(self) -> String {
-        match self {
-            IndexLayout::Full => "{index_type=kBinarySearch;partition_filters=false}".to_owned(),
-            IndexLayout::Partitioned => format!(
-                "{{index_type=kTwoLevelIndexSearch;partition_filters=true;metadata_block_size={PARTITION_BYTES};\
-                 pin_l0_filter_and_index_blocks_in_cache=false;\
-                 metadata_cache_options={{top_level_index_pinning=kAll;partition_pinning=kFlushedAndSimilar}}}}"
-            ),
-        }
-    }
+/// [`IndexLayout::Partitioned`] for a live column family, as a `SetOptions` value of
+/// `block_based_table_factory`; it applies to files written from then on. The switch is one-way,
+/// so no value leads back to [`IndexLayout::Full`].
+pub fn partitioned_table_factory_change() -> String {
+    format!(
+        "{{index_type=kTwoLevelIndexSearch;partition_filters=true;metadata_block_size={PARTITION_BYTES};\
+         pin_l0_filter_and_index_blocks_in_cache=false;\
+         metadata_cache_options={{top_level_index_pinning=kAll;partition_pinning=kFlushedAndSimilar}}}}"
+    )
 }
 
 /// Whether index and filter blocks of `metadata_bytes` call for partitions in a cache of

@@ -167,7 +167,7 @@ impl KeyedStore {
         }
         if index_layout::should_partition(metadata, self.memory.cache_capacity()) && self.layout.switch_to_partitioned()
         {
-            let change = IndexLayout::Partitioned.table_factory_change();
+            let change = index_layout::partitioned_table_factory_change();
             for name in &names {
                 if let Some(cf) = self.db.cf_handle(name) {
                     self.db.set_options_cf(&cf, &[("block_based_table_factory", change.as_str())])?;
