@@ -5,11 +5,11 @@
 //! caught before any state is touched. Bump [`ABI_VERSION`] whenever a JNI signature or the
 //! encoding of a batch changes.
 
-use crate::columnar::top1::{FIRST, REJECTED, REPLACED};
+use crate::columnar::top1::{Replacement, FIRST, REJECTED, REPLACED};
 use crate::columnar::upsert;
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 6;
+pub const ABI_VERSION: i32 = 7;
 
 /// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
 pub mod ttl_layout {
@@ -23,7 +23,7 @@ pub mod ttl_layout {
 
 /// `BinaryFieldType` names, by code (the Java enum's ordinals); see
 /// [`FieldType::from_code`](crate::columnar::sort_key::FieldType::from_code).
-pub const FIELD_TYPE_NAMES: [&str; 12] = [
+pub const FIELD_TYPE_NAMES: [&str; 13] = [
     "boolean",
     "tinyint",
     "smallint",
@@ -36,6 +36,7 @@ pub const FIELD_TYPE_NAMES: [&str; 12] = [
     "compact-timestamp",
     "timestamp",
     "bytes",
+    "rowtime-millis",
 ];
 
 /// The version and codes, in the form `NativeAbi.descriptor()` builds on the Java side.
@@ -52,6 +53,9 @@ pub fn descriptor() -> String {
         out.push_str(&format!(";field.{name}={code}"));
     }
     out.push_str(&format!(";top1.rejected={REJECTED};top1.first={FIRST};top1.replaced={REPLACED}"));
+    for (code, name) in Replacement::NAMES.iter().enumerate() {
+        out.push_str(&format!(";top1.replacement.{name}={code}"));
+    }
     out.push_str(&format!(
         ";upsert.nothing={};upsert.insert={};upsert.update-after={};upsert.delete={};upsert.latest={};upsert.not-found={}",
         upsert::NOTHING,
@@ -86,6 +90,14 @@ mod tests {
             assert_eq!(format!("{field_type:?}").to_lowercase(), name.replace('-', ""), "code {code}");
         }
         assert!(FieldType::from_code(FIELD_TYPE_NAMES.len() as i32).is_err());
+    }
+
+    #[test]
+    fn replacement_names_follow_the_codes() {
+        for (code, name) in Replacement::NAMES.iter().enumerate() {
+            let replacement = Replacement::from_code(code as i32).unwrap();
+            assert_eq!(format!("{replacement:?}").to_lowercase(), name.replace('-', ""), "code {code}");
+        }
     }
 
     #[test]

@@ -85,9 +85,10 @@ impl RowIdentity {
                         FieldType::TinyInt => hasher.word(row.get_i8(pos) as u64),
                         FieldType::SmallInt => hasher.word(row.get_i16(pos) as u64),
                         FieldType::Int => hasher.word(row.get_i32(pos) as u64),
-                        FieldType::BigInt | FieldType::CompactDecimal | FieldType::CompactTimestamp => {
-                            hasher.word(row.get_i64(pos) as u64)
-                        }
+                        FieldType::BigInt
+                        | FieldType::CompactDecimal
+                        | FieldType::CompactTimestamp
+                        | FieldType::RowtimeMillis => hasher.word(row.get_i64(pos) as u64),
                         // -0.0 == 0.0 in Java, so both hash as 0.0.
                         FieldType::Float => hasher.word((row.get_f32(pos) + 0.0).to_bits() as u64),
                         FieldType::Double => hasher.word((row.get_f64(pos) + 0.0).to_bits()),
@@ -133,7 +134,9 @@ fn field_equals(a: &BinaryRow, b: &BinaryRow, pos: usize, field_type: FieldType)
         FieldType::TinyInt => a.get_i8(pos) == b.get_i8(pos),
         FieldType::SmallInt => a.get_i16(pos) == b.get_i16(pos),
         FieldType::Int => a.get_i32(pos) == b.get_i32(pos),
-        FieldType::BigInt | FieldType::CompactDecimal | FieldType::CompactTimestamp => a.get_i64(pos) == b.get_i64(pos),
+        FieldType::BigInt | FieldType::CompactDecimal | FieldType::CompactTimestamp | FieldType::RowtimeMillis => {
+            a.get_i64(pos) == b.get_i64(pos)
+        }
         FieldType::Float => a.get_f32(pos) == b.get_f32(pos),
         FieldType::Double => a.get_f64(pos) == b.get_f64(pos),
         FieldType::Decimal => compare_big_endian(a.get_decimal_bytes(pos)?, b.get_decimal_bytes(pos)?).is_eq(),

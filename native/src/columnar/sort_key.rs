@@ -28,12 +28,16 @@ pub enum FieldType {
     CompactTimestamp,
     Timestamp,
     Bytes,
+    /// A row-time attribute as Flink's row-time deduplication reads it (`RowData.getLong`): the
+    /// fixed slot's eight bytes, whatever the null bit says. Flink's writers zero the slot of a
+    /// NULL, so a NULL compares as 0 and has no null placement.
+    RowtimeMillis,
 }
 
 impl FieldType {
     /// The type with `BinaryFieldType` ordinal `code`.
     pub fn from_code(code: i32) -> Result<FieldType> {
-        const TYPES: [FieldType; 12] = [
+        const TYPES: [FieldType; 13] = [
             FieldType::Boolean,
             FieldType::TinyInt,
             FieldType::SmallInt,
@@ -46,6 +50,7 @@ impl FieldType {
             FieldType::CompactTimestamp,
             FieldType::Timestamp,
             FieldType::Bytes,
+            FieldType::RowtimeMillis,
         ];
         usize::try_from(code)
             .ok()
@@ -94,8 +99,9 @@ pub(crate) fn compare_big_endian(a: &[u8], b: &[u8]) -> Ordering {
 }
 
 impl SortKey {
+    /// A key of no fields ranks every row equal.
     pub fn new(fields: Vec<SortField>, arity: usize) -> Result<SortKey> {
-        if fields.is_empty() || fields.iter().any(|f| f.position >= arity) {
+        if fields.iter().any(|f| f.position >= arity) {
             return Err(NativeError::InvalidArgument(format!(
                 "sort fields {fields:?} do not fit rows of {arity} fields"
             )));
@@ -103,11 +109,16 @@ impl SortKey {
         Ok(SortKey { fields })
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
     /// Negative when `a` sorts first, as Flink's comparator's sign.
     pub fn compare(&self, a: &BinaryRow, b: &BinaryRow) -> Result<Ordering> {
         for field in &self.fields {
             let pos = field.position;
             let order = match (a.is_null_at(pos), b.is_null_at(pos)) {
+                _ if field.field_type == FieldType::RowtimeMillis => a.get_i64(pos).cmp(&b.get_i64(pos)),
                 (true, true) => continue,
                 (true, false) => return Ok(if field.nulls_last { Ordering::Greater } else { Ordering::Less }),
                 (false, true) => return Ok(if field.nulls_last { Ordering::Less } else { Ordering::Greater }),
@@ -127,7 +138,7 @@ fn compare_values(field_type: FieldType, pos: usize, a: &BinaryRow, b: &BinaryRo
         FieldType::TinyInt => a.get_i8(pos).cmp(&b.get_i8(pos)),
         FieldType::SmallInt => a.get_i16(pos).cmp(&b.get_i16(pos)),
         FieldType::Int => a.get_i32(pos).cmp(&b.get_i32(pos)),
-        FieldType::BigInt | FieldType::CompactDecimal | FieldType::CompactTimestamp => {
+        FieldType::BigInt | FieldType::CompactDecimal | FieldType::CompactTimestamp | FieldType::RowtimeMillis => {
             a.get_i64(pos).cmp(&b.get_i64(pos))
         }
         FieldType::Float => primitive(a.get_f32(pos), b.get_f32(pos)),
@@ -171,6 +182,19 @@ mod tests {
             assert_eq!(cmp(&key(FieldType::BigInt, ascending, false), &null, &one), Ordering::Less);
             assert_eq!(cmp(&key(FieldType::BigInt, ascending, true), &null, &null), Ordering::Equal);
         }
+    }
+
+    #[test]
+    fn a_rowtime_reads_its_slot_so_a_null_is_zero() {
+        let null = RowBuilder::new(1).null(0).build();
+        let row = |v: i64| RowBuilder::new(1).long(0, v).build();
+        for nulls_last in [true, false] {
+            let asc = key(FieldType::RowtimeMillis, true, nulls_last);
+            assert_eq!(cmp(&asc, &null, &row(0)), Ordering::Equal);
+            assert_eq!(cmp(&asc, &null, &row(-5)), Ordering::Greater);
+            assert_eq!(cmp(&asc, &null, &row(5)), Ordering::Less);
+        }
+        assert_eq!(cmp(&key(FieldType::RowtimeMillis, false, true), &row(7), &row(5)), Ordering::Less);
     }
 
     #[test]

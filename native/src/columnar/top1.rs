@@ -1,16 +1,17 @@
-//! The Top-1 ranker: Flink's `FastTop1Function` (`ROW_NUMBER() OVER (PARTITION BY k ORDER BY
-//! ...) = 1` on append-only input) one batch at a time, over the same state.
+//! The Top-1 ranker: one row kept per key, one batch at a time, over the state Flink's operator
+//! keeps. It serves Flink's `FastTop1Function` (`ROW_NUMBER() OVER (PARTITION BY k ORDER BY ...)
+//! = 1` on append-only input) and its keep-last and keep-first deduplications, which differ only
+//! in when a row takes its key's place (a [`Replacement`]).
 //!
 //! Per batch: the key group of every key, the distinct keys, a cache lookup for each, one
-//! multi-get of those the cache lacks, the comparisons in row order (a row replaces its key's
-//! winner only when it sorts strictly first, so ties keep the incumbent), one write batch of the
+//! multi-get of those the cache lacks, the comparisons in row order, one write batch of the
 //! winners that changed, and the cache updated with every winner seen. Rejected rows write
 //! nothing.
 //!
-//! The state is Flink's `ValueState<RowData>` named `Top1-Rank-State`, in the void namespace: the
-//! value is what `RowDataSerializer` writes (a big-endian length, then the row's bytes), behind
-//! `TtlSerializer`'s big-endian timestamp when the state has a TTL (Flink's `OnCreateAndWrite`,
-//! `NeverReturnExpired`: an expired winner reads as none).
+//! The state is a Flink `ValueState<RowData>` (`Top1-Rank-State`, `deduplicate-state`) in the void
+//! namespace: the value is what `RowDataSerializer` writes (a big-endian length, then the row's
+//! bytes), behind `TtlSerializer`'s big-endian timestamp when the state has a TTL (Flink's
+//! `OnCreateAndWrite`, `NeverReturnExpired`: an expired winner reads as none).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -41,10 +42,46 @@ pub const REPLACED: i8 = 2;
 const TIMESTAMP_BYTES: usize = 8;
 const LENGTH_BYTES: usize = 4;
 
+/// When a row takes its key's place; the codes are the ordinals of Java's `Top1Replacement`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replacement {
+    /// A row that sorts strictly first (Top-1: a tie keeps the incumbent).
+    StrictlyFirst,
+    /// A row that sorts first or ties (keep-last deduplication: of equals, the later wins).
+    FirstOrTie,
+    /// Like `FirstOrTie`, except that a row byte-identical to the incumbent changes nothing. That
+    /// is keep-last deduplication on processing time without TTL, whose equaliser compares two
+    /// `BinaryRowData` by their bytes.
+    FirstOrTieUnlessIdentical,
+}
+
+impl Replacement {
+    /// The names of the codes, in order, as the ABI descriptor lists them.
+    pub const NAMES: [&'static str; 3] = ["strictly-first", "first-or-tie", "first-or-tie-unless-identical"];
+
+    pub fn from_code(code: i32) -> Result<Replacement> {
+        match code {
+            0 => Ok(Replacement::StrictlyFirst),
+            1 => Ok(Replacement::FirstOrTie),
+            2 => Ok(Replacement::FirstOrTieUnlessIdentical),
+            _ => Err(NativeError::InvalidArgument(format!("no Top-1 replacement has code {code}"))),
+        }
+    }
+
+    fn replaces(self, order: Ordering, row: &[u8], incumbent: &[u8]) -> bool {
+        match self {
+            Replacement::StrictlyFirst => order == Ordering::Less,
+            Replacement::FirstOrTie => order != Ordering::Greater,
+            Replacement::FirstOrTieUnlessIdentical => order != Ordering::Greater && row != incumbent,
+        }
+    }
+}
+
 /// What a ranker ranks by and how its state is laid out.
 pub struct Top1Config {
     pub arity: usize,
     pub sort_key: SortKey,
+    pub replacement: Replacement,
     /// The state's time-to-live, if it has one.
     pub ttl_millis: Option<i64>,
     /// Whether results carry the bytes of winners replaced from state or cache.
@@ -116,13 +153,17 @@ pub struct Top1Ranker {
 }
 
 impl Top1Ranker {
+    /// Fails when a strictly-first ranking has no sort key: it would keep every key's first row.
     pub fn new(
         column_family: StateColumnFamily,
         config: Top1Config,
         cache_bytes: usize,
         reservation: Option<MemoryReservation>,
-    ) -> Top1Ranker {
-        Top1Ranker { column_family, config, cache: WinnerCache::new(cache_bytes), reservation }
+    ) -> Result<Top1Ranker> {
+        if config.replacement == Replacement::StrictlyFirst && config.sort_key.is_empty() {
+            return Err(NativeError::InvalidArgument("a strictly-first Top-1 ranking needs a sort key".into()));
+        }
+        Ok(Top1Ranker { column_family, config, cache: WinnerCache::new(cache_bytes), reservation })
     }
 
     /// Cache hits and misses since the ranker was opened.
@@ -167,7 +208,8 @@ impl Top1Ranker {
                     let winner_bytes = self.winner_row(winner, rows, &stored);
                     let incumbent = BinaryRow::new(winner_bytes, self.config.arity)
                         .map_err(|e| NativeError::CorruptState(format!("a stored Top-1 winner: {e}")))?;
-                    if self.config.sort_key.compare(&row, &incumbent)? != Ordering::Less {
+                    let order = self.config.sort_key.compare(&row, &incumbent)?;
+                    if !self.config.replacement.replaces(order, rows.value(i), winner_bytes) {
                         (REJECTED, -1, None)
                     } else if let Winner::Batch(j) = winner {
                         (REPLACED, j as i32, None)
@@ -334,12 +376,27 @@ mod tests_support {
 
     /// A ranker of rows `(k BIGINT, v BIGINT)` by `v DESC`, keyed by `k`.
     pub(super) fn ranker_for(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>) -> Top1Ranker {
+        ranker_with(dir, cache_bytes, ttl_millis, by_v_descending(), Replacement::StrictlyFirst).unwrap()
+    }
+
+    pub(super) fn by_v_descending() -> SortKey {
+        let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
+        SortKey::new(vec![sort], 2).unwrap()
+    }
+
+    pub(super) fn ranker_with(
+        dir: &TempDir,
+        cache_bytes: usize,
+        ttl_millis: Option<i64>,
+        sort_key: SortKey,
+        replacement: Replacement,
+    ) -> Result<Top1Ranker> {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let column_family = StateColumnFamily::open(&store, "Top1-Rank-State").unwrap();
-        let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
         let config = Top1Config {
             arity: 2,
-            sort_key: SortKey::new(vec![sort], 2).unwrap(),
+            sort_key,
+            replacement,
             ttl_millis,
             return_replaced: true,
             layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -372,7 +429,7 @@ mod tests_support {
 
 #[cfg(test)]
 mod tests {
-    use super::tests_support::{batch_of as batch, key, ranker_for as ranker, row};
+    use super::tests_support::{batch_of as batch, by_v_descending, key, ranker_for as ranker, ranker_with, row};
     use super::*;
     use crate::test_support::TempDir;
 
@@ -398,6 +455,47 @@ mod tests {
             vec![(FIRST, -1, None), (REJECTED, -1, None), (REPLACED, 0, None), (FIRST, -1, None), (REJECTED, -1, None)],
             "a tie keeps the incumbent"
         );
+    }
+
+    #[test]
+    fn keep_last_replaces_on_ties_but_not_with_an_identical_row() {
+        for cache_bytes in [1 << 20, 0] {
+            let dir = TempDir::new();
+            let no_order = SortKey::new(vec![], 2).unwrap();
+            let mut ranker =
+                ranker_with(&dir, cache_bytes, None, no_order, Replacement::FirstOrTieUnlessIdentical).unwrap();
+            let result = ranker.rank(&batch(&[(1, 5), (1, 5), (1, 6), (1, 5)]), 0).unwrap();
+            assert_eq!(
+                decisions(&result),
+                vec![(FIRST, -1, None), (REJECTED, -1, None), (REPLACED, 0, None), (REPLACED, 2, None)]
+            );
+            let result = ranker.rank(&batch(&[(1, 5), (1, 7)]), 0).unwrap();
+            assert_eq!(
+                decisions(&result),
+                vec![(REJECTED, -1, None), (REPLACED, -1, Some(row(1, 5)))],
+                "the stored winner is the batch's last changed row; cache of {cache_bytes} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn first_or_tie_lets_the_later_of_equal_rows_win() {
+        let dir = TempDir::new();
+        let mut ranker = ranker_with(&dir, 0, None, by_v_descending(), Replacement::FirstOrTie).unwrap();
+        let result = ranker.rank(&batch(&[(1, 5), (1, 5), (1, 4), (1, 6)]), 0).unwrap();
+        assert_eq!(
+            decisions(&result),
+            vec![(FIRST, -1, None), (REPLACED, 0, None), (REJECTED, -1, None), (REPLACED, 1, None)]
+        );
+    }
+
+    #[test]
+    fn a_strictly_first_ranking_without_a_sort_key_is_refused() {
+        let dir = TempDir::new();
+        let no_order = SortKey::new(vec![], 2).unwrap();
+        let err = ranker_with(&dir, 0, None, no_order, Replacement::StrictlyFirst).err().unwrap();
+        assert!(matches!(err, NativeError::InvalidArgument(_)), "{err}");
+        assert!(Replacement::from_code(3).is_err());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, 
 use crate::columnar::batch_keys;
 use crate::columnar::key_groups::KeyGroupLayout;
 use crate::columnar::sort_key::{FieldType, SortField, SortKey};
-use crate::columnar::top1::{self, Top1Config, Top1Ranker};
+use crate::columnar::top1::{self, Replacement, Top1Config, Top1Ranker};
 use crate::error::NativeError;
 
 /// Ints per sort field in `openTop1Ranker`'s array: position, type code, ascending, nulls last.
@@ -153,6 +153,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     column_family: jlong,
     arity: jint,
     sort_fields: JIntArray,
+    replacement: jint,
     return_replaced: jboolean,
     cache_bytes: jlong,
     batch_memory_bytes: jlong,
@@ -176,6 +177,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
         let config = Top1Config {
             arity,
             sort_key: sort_key(env, &sort_fields, arity)?,
+            replacement: Replacement::from_code(replacement)?,
             ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
             return_replaced: return_replaced == JNI_TRUE,
             layout,
@@ -187,7 +189,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             None => (memory.reserve(batches), 0),
         };
         let ranker = RankerWithStats {
-            ranker: Top1Ranker::new(column_family, config, cache, reservation),
+            ranker: Top1Ranker::new(column_family, config, cache, reservation)?,
             stats: stats as *mut u64,
             _stats_buffer: env.new_global_ref(&stats_buffer)?,
         };

@@ -33,5 +33,12 @@ public enum BinaryFieldType {
      */
     TIMESTAMP,
     /** CHAR, VARCHAR, BINARY and VARBINARY: variable-length bytes. */
-    BYTES
+    BYTES,
+    /**
+     * A row-time attribute (TIMESTAMP or TIMESTAMP_LTZ of precision up to 3) as Flink's row-time
+     * deduplication reads it, {@code RowData.getLong}: the fixed slot's eight bytes whatever the
+     * null bit says. Flink's writers zero a NULL's slot, so a NULL compares as 0, with no null
+     * placement.
+     */
+    ROWTIME_MILLIS
 }

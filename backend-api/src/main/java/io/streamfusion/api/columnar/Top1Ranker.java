@@ -1,10 +1,10 @@
 package io.streamfusion.api.columnar;
 
 /**
- * Keeps the top row of each key, as Flink's {@code FastTop1Function} does, one Arrow batch per
- * call: the key group of each key, the distinct keys, one multi-get of the winners no cache holds,
- * the comparisons in row order, and one write batch of the winners that changed. Rejected rows
- * write nothing. TTL expiry and timestamps follow the backend's TTL clock.
+ * Keeps one row per key, as Flink's {@code FastTop1Function} and its deduplications do, one Arrow
+ * batch per call: the key group of each key, the distinct keys, one multi-get of the winners no
+ * cache holds, the comparisons in row order, and one write batch of the winners that changed.
+ * Rejected rows write nothing. TTL expiry and timestamps follow the backend's TTL clock.
  *
  * <p>Batches and results cross through the Arrow C Data Interface. A batch is a struct array with
  * the children {@code key} (binary: the {@code BinaryRowData} bytes of the row's partition key) and
@@ -16,14 +16,18 @@ package io.streamfusion.api.columnar;
  */
 public interface Top1Ranker extends AutoCloseable {
 
-    /** The row loses to (or ties with) its key's winner: nothing is emitted, nothing written. */
+    /**
+     * The row does not take its key's place (see {@link Top1Replacement}): nothing is emitted,
+     * nothing written.
+     */
     byte REJECTED = 0;
 
     /** The row is its key's first: Flink emits INSERT. */
     byte FIRST = 1;
 
     /**
-     * The row beats its key's winner: Flink emits UPDATE_BEFORE of the winner, then UPDATE_AFTER.
+     * The row takes its key's place: Flink emits UPDATE_BEFORE of the old winner, then
+     * UPDATE_AFTER.
      */
     byte REPLACED = 2;
 

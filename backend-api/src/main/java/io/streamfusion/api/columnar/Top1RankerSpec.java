@@ -6,7 +6,9 @@ import java.util.List;
  * What a {@link Top1Ranker} ranks by.
  *
  * @param rowArity the number of fields of the input rows
- * @param sortFields the ORDER BY fields, most significant first
+ * @param sortFields the ORDER BY fields, most significant first; none for an arrival-order
+ *     deduplication, where every row ties
+ * @param replacement when a row takes its key's place
  * @param returnReplacedWinners whether results carry the bytes of winners a row replaced (needed to
  *     emit an UPDATE_BEFORE of them)
  * @param cacheBytes bytes of the slot's memory budget the ranker may keep hot winners in; 0 for no
@@ -17,14 +19,16 @@ import java.util.List;
 public record Top1RankerSpec(
         int rowArity,
         List<SortField> sortFields,
+        Top1Replacement replacement,
         boolean returnReplacedWinners,
         long cacheBytes,
         long batchMemoryBytes) {
 
     public Top1RankerSpec {
         sortFields = List.copyOf(sortFields);
-        if (sortFields.isEmpty()) {
-            throw new IllegalArgumentException("A Top-1 ranker needs at least one sort field");
+        if (sortFields.isEmpty() && replacement == Top1Replacement.STRICTLY_FIRST) {
+            throw new IllegalArgumentException(
+                    "A strictly-first Top-1 ranking needs at least one sort field");
         }
         for (SortField field : sortFields) {
             if (field.position() >= rowArity) {

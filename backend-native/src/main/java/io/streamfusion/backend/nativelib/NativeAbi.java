@@ -2,6 +2,7 @@ package io.streamfusion.backend.nativelib;
 
 import io.streamfusion.api.columnar.BinaryFieldType;
 import io.streamfusion.api.columnar.Top1Ranker;
+import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.api.columnar.UpsertMaterializer;
 
 import java.util.Locale;
@@ -15,7 +16,7 @@ import java.util.Locale;
 final class NativeAbi {
 
     /** Bump with native/src/abi.rs whenever a JNI signature or a batch encoding changes. */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     private NativeAbi() {}
 
@@ -36,6 +37,12 @@ final class NativeAbi {
         out.append(";top1.rejected=").append(Top1Ranker.REJECTED);
         out.append(";top1.first=").append(Top1Ranker.FIRST);
         out.append(";top1.replaced=").append(Top1Ranker.REPLACED);
+        for (Top1Replacement replacement : Top1Replacement.values()) {
+            out.append(";top1.replacement.")
+                    .append(lowerCaseName(replacement))
+                    .append('=')
+                    .append(replacement.ordinal());
+        }
         out.append(";upsert.nothing=").append(UpsertMaterializer.NOTHING);
         out.append(";upsert.insert=").append(UpsertMaterializer.INSERT);
         out.append(";upsert.update-after=").append(UpsertMaterializer.UPDATE_AFTER);

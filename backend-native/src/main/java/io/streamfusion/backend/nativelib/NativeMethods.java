@@ -92,6 +92,7 @@ final class NativeMethods {
             long columnFamily,
             int arity,
             int[] sortFields,
+            int replacement,
             boolean returnReplaced,
             long cacheBytes,
             long batchMemoryBytes,

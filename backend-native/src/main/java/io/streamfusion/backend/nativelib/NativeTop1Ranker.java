@@ -53,6 +53,7 @@ public final class NativeTop1Ranker extends NativeHandle {
                         columnFamily.handle(),
                         spec.rowArity(),
                         fields,
+                        spec.replacement().ordinal(),
                         spec.returnReplacedWinners(),
                         spec.cacheBytes(),
                         spec.batchMemoryBytes(),

@@ -15,6 +15,7 @@ public final class SqlWorkloads {
     public static final String AGGREGATE = "sql-aggregate";
     public static final String TOP1 = "sql-top1";
     public static final String UPSERT = "sql-upsert";
+    public static final String DEDUP = "sql-dedup";
 
     /**
      * Upstream groups per sink key in the upsert workload: the candidates the materializer keeps.
@@ -28,7 +29,10 @@ public final class SqlWorkloads {
 
     private SqlWorkloads() {}
 
-    /** The workloads of one suite ({@link #AGGREGATE}, {@link #TOP1} or {@link #UPSERT}). */
+    /**
+     * The workloads of one suite ({@link #AGGREGATE}, {@link #TOP1}, {@link #UPSERT}, {@link
+     * #DEDUP}).
+     */
     public static List<SqlWorkload> of(String suite, boolean full) {
         switch (suite) {
             case AGGREGATE:
@@ -37,6 +41,8 @@ public final class SqlWorkloads {
                 return top1(full);
             case UPSERT:
                 return upsert(full);
+            case DEDUP:
+                return dedup(full);
             default:
                 throw new IllegalArgumentException(
                         "Unknown SQL suite '"
@@ -45,8 +51,10 @@ public final class SqlWorkloads {
                                 + AGGREGATE
                                 + ", "
                                 + TOP1
+                                + ", "
+                                + UPSERT
                                 + " or "
-                                + UPSERT);
+                                + DEDUP);
         }
     }
 
@@ -135,6 +143,37 @@ public final class SqlWorkloads {
                 "INSERT INTO sink SELECT k, v, payload FROM ("
                         + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src)"
                         + " WHERE rn = 1",
+                Map.of());
+    }
+
+    /**
+     * Keep-last deduplication on processing time: every row replaces its key's kept row (its
+     * payload differs), so each emits UPDATE_BEFORE and UPDATE_AFTER.
+     */
+    private static List<SqlWorkload> dedup(boolean full) {
+        List<SqlWorkload> cases = new ArrayList<>();
+        for (long keys : full ? new long[] {64, 65_536, 1_048_576} : new long[] {65_536}) {
+            String name = String.format("keep-last keys=%d payload=8", keys);
+            cases.add(dedupCase(name + " sustained", keys, 0));
+            cases.add(dedupCase(name + " complete rows=4000000", keys, 4_000_000L));
+        }
+        return cases;
+    }
+
+    private static SqlWorkload dedupCase(String name, long keys, long rows) {
+        return new SqlWorkload(
+                DEDUP,
+                name,
+                keys,
+                keys,
+                8,
+                true,
+                rows,
+                true,
+                "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
+                "INSERT INTO sink SELECT k, v, payload FROM ("
+                        + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn"
+                        + " FROM (SELECT *, PROCTIME() AS pt FROM src)) WHERE rn = 1",
                 Map.of());
     }
 

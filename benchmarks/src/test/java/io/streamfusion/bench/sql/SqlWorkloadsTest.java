@@ -32,6 +32,15 @@ class SqlWorkloadsTest {
     }
 
     @Test
+    void dedupWorkloadsKeepTheLastRowOnProcessingTime() {
+        for (SqlWorkload workload : SqlWorkloads.of(SqlWorkloads.DEDUP, true)) {
+            String plan = SqlJobBenchmark.explain(workload);
+            assertTrue(
+                    plan.contains("Deduplicate(keep=[LastRow], key=[k], order=[PROCTIME]"), plan);
+        }
+    }
+
+    @Test
     void aggregateWorkloadsGroupByKey() {
         for (SqlWorkload workload : SqlWorkloads.of(SqlWorkloads.AGGREGATE, false)) {
             String plan = SqlJobBenchmark.explain(workload);

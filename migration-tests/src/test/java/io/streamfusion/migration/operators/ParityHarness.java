@@ -22,6 +22,7 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 
@@ -64,9 +65,13 @@ final class ParityHarness {
         this.dir = dir;
     }
 
+    /** A raw column of this name becomes the row-time attribute {@code ts} of {@code scripted}. */
+    static final String ROWTIME_SOURCE_COLUMN = "rt";
+
     /**
      * What runs: the scripted input (a view {@code src} over the table {@code scripted} of raw
-     * rows, which may cast), a sink table and the INSERT into it, and the table options of the job.
+     * rows, which may cast; a raw column {@code rt} adds the row-time attribute {@code ts}), a sink
+     * table and the INSERT into it, and the table options of the job.
      *
      * @param keyColumns the sink columns that hold each output row's key, for per-key comparison
      */
@@ -189,7 +194,19 @@ final class ParityHarness {
         DataStream<Row> raw =
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "scripted rows")
                         .setParallelism(1);
-        tables.createTemporaryView("scripted", raw);
+        if (List.of(shape.columns()).contains(ROWTIME_SOURCE_COLUMN)) {
+            // The raw columns come from the rows' type, as without a schema.
+            tables.createTemporaryView(
+                    "scripted",
+                    raw,
+                    Schema.newBuilder()
+                            .columnByExpression(
+                                    "ts", "CAST(" + ROWTIME_SOURCE_COLUMN + " AS TIMESTAMP(3))")
+                            .watermark("ts", "ts")
+                            .build());
+        } else {
+            tables.createTemporaryView("scripted", raw);
+        }
         tables.executeSql("CREATE TEMPORARY VIEW src AS " + shape.inputView());
         tables.executeSql(
                 "CREATE TEMPORARY TABLE sink ("
@@ -282,6 +299,26 @@ final class ParityHarness {
                                 new Phase(1, true, Stop.CHECKPOINT, rows * 2 / 5),
                                 Phase.toEnd(1, true)));
         assertSameChangelog(shape, reference, restored, "across a checkpoint and restore");
+    }
+
+    /**
+     * The layer on reproduces the layer-off changelog of {@code shape} straight through, across a
+     * checkpoint and restore, rescaled 1 -> 2 -> 1, and switched on -> off -> on through a
+     * canonical and a native savepoint: the checks of an operator whose state is Flink's.
+     */
+    void assertSameEverywhere(Shape shape) throws Exception {
+        long rows = shape.rows().size();
+        Outcome reference = run(shape, List.of(Phase.toEnd(1, false)));
+        assertSameStraightAndRestored(shape, reference);
+        assertSameRescaled(shape, reference);
+        Outcome switched =
+                run(
+                        shape,
+                        List.of(
+                                new Phase(1, true, Stop.CANONICAL_SAVEPOINT, rows * 3 / 10),
+                                new Phase(1, false, Stop.NATIVE_SAVEPOINT, rows * 3 / 5),
+                                Phase.toEnd(1, true)));
+        assertSameChangelog(shape, reference, switched, "switched on -> off -> on");
     }
 
     /**

@@ -1,19 +1,10 @@
 package io.streamfusion.operators.rank;
 
-import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
 import io.streamfusion.api.columnar.Top1Ranker;
-import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.operators.OperatorConfig;
-import io.streamfusion.operators.batch.BatchingKeyedOperator;
-import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
-import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
@@ -30,47 +21,29 @@ import org.apache.arrow.memory.BufferAllocator;
  *
  * <p>Its state is Flink's: {@code Top1-Rank-State}, a {@code ValueState<RowData>} with the input
  * row serializer and the same TTL, so a savepoint moves between this operator and Flink's. Each
- * batch is one call into the backend's native ranker (see {@link Top1Ranker}); winners are written
- * when they change, so nothing is left to flush at a checkpoint.
+ * batch is one call into the backend's native ranker (see {@link Top1Ranker}).
  */
-public final class Top1RankOperator extends BatchingKeyedOperator
-        implements Triggerable<Object, VoidNamespace> {
+public final class Top1RankOperator extends Top1KernelOperator {
 
     private static final long serialVersionUID = 1L;
 
-    private final Top1OperatorSpec spec;
+    private final boolean outputRankNumber;
 
-    private transient Top1Ranker ranker;
     private transient JoinedRowData rankedRow;
 
     public Top1RankOperator(
             StreamOperatorParameters<RowData> parameters,
             Top1OperatorSpec spec,
             OperatorConfig operatorConfig) {
-        super(parameters, operatorConfig);
-        this.spec = spec;
+        super(parameters, spec.kernel(), operatorConfig);
+        this.outputRankNumber = spec.outputRankNumber();
     }
 
     @Override
     protected void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception {
-        // Flink's KeyedProcessOperator registers this timer service whether or not its function
-        // uses timers; registering it too keeps the two operators' state alike.
-        getInternalTimerService("user-timers", VoidNamespaceSerializer.INSTANCE, this);
-        ColumnarKeyedStateBackend backend = columnarBackend();
-        ValueStateDescriptor<RowData> winners =
-                new ValueStateDescriptor<>(Top1OperatorSpec.STATE_NAME, spec.inputRowType());
-        if (spec.ttlConfig().isEnabled()) {
-            winners.enableTimeToLive(spec.ttlConfig());
-        }
-        Top1RankerSpec rankerSpec =
-                new Top1RankerSpec(
-                        spec.inputRowType().toRowType().getFieldCount(),
-                        spec.sortFields(),
-                        spec.generateUpdateBefore(),
-                        operatorConfig.cacheBytes(),
-                        operatorConfig.batchMemoryBytes());
-        ranker = withBatchSchema(schema -> backend.openTop1Ranker(winners, rankerSpec, schema));
+        super.openKernel(allocator, batch);
         rankedRow = new JoinedRowData();
+        Top1Ranker ranker = ranker();
         getMetricGroup()
                 .gauge(
                         "topn.cache.hitRate",
@@ -82,31 +55,14 @@ public final class Top1RankOperator extends BatchingKeyedOperator
     }
 
     @Override
-    protected void processBatch(RowBatch batch) throws Exception {
-        try (KernelResult result = runKernel(batch, ranker::rank)) {
-            int arity = spec.inputRowType().toRowType().getFieldCount();
-            for (int i = 0; i < batch.size(); i++) {
-                byte decision = result.decision(i);
-                if (decision == Top1Ranker.REJECTED) {
-                    continue;
-                }
-                RowData row = batch.row(i);
-                if (decision == Top1Ranker.FIRST) {
-                    emit(batch, i, output(row, RowKind.INSERT));
-                    continue;
-                }
-                if (spec.generateUpdateBefore()) {
-                    RowData replaced = result.referencedRow(batch, i, arity);
-                    emit(batch, i, output(replaced, RowKind.UPDATE_BEFORE));
-                }
-                emit(batch, i, output(row, RowKind.UPDATE_AFTER));
-            }
-        }
+    protected RowKind firstRowKind() {
+        return RowKind.INSERT;
     }
 
     /** The row as Flink's Top-1 function emits it: itself, or joined with its rank number. */
-    private RowData output(RowData row, RowKind kind) {
-        if (!spec.outputRankNumber()) {
+    @Override
+    protected RowData output(RowData row, RowKind kind) {
+        if (!outputRankNumber) {
             row.setRowKind(kind);
             return row;
         }
@@ -114,17 +70,4 @@ public final class Top1RankOperator extends BatchingKeyedOperator
         rankedRow.setRowKind(kind);
         return rankedRow;
     }
-
-    @Override
-    protected void closeKernel() {
-        if (ranker != null) {
-            ranker.close();
-        }
-    }
-
-    @Override
-    public void onEventTime(InternalTimer<Object, VoidNamespace> timer) {}
-
-    @Override
-    public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) {}
 }

@@ -1,7 +1,7 @@
 package io.streamfusion.operators.rank;
 
+import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.operators.OperatorConfig;
-import io.streamfusion.operators.substitution.ColumnarOrFlinkOperatorFactory;
 import io.streamfusion.operators.substitution.FlinkFields;
 import io.streamfusion.operators.substitution.FlinkOperators;
 import io.streamfusion.operators.substitution.NodeSubstitution;
@@ -9,7 +9,6 @@ import io.streamfusion.operators.substitution.NodeSubstitution;
 import org.apache.flink.api.common.functions.Function;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.streaming.api.graph.StreamNode;
-import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.generated.GeneratedRecordComparator;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
@@ -42,7 +41,6 @@ public final class Top1Substitution implements NodeSubstitution {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public Decision decide(StreamNode node, OperatorConfig config) throws Exception {
         Function function = FlinkOperators.functionOf(node);
         if (!(function instanceof FastTop1Function)) {
@@ -74,24 +72,23 @@ public final class Top1Substitution implements NodeSubstitution {
         if (!sort.supported()) {
             return Decision.keep(sort.unsupported());
         }
-        Top1OperatorSpec spec =
-                new Top1OperatorSpec(
+        Top1KernelSpec kernel =
+                new Top1KernelSpec(
+                        Top1OperatorSpec.STATE_NAME,
                         inputRowType,
                         sort.fields(),
+                        Top1Replacement.STRICTLY_FIRST,
                         FlinkFields.<Boolean>read(
                                 function, AbstractTopNFunction.class, "generateUpdateBefore"),
-                        FlinkFields.<Boolean>read(
-                                function, AbstractTopNFunction.class, "outputRankNumber"),
                         FlinkFields.<StateTtlConfig>read(
                                 function, AbstractTopNFunction.class, "ttlConfig"));
-        StreamOperatorFactory<RowData> flinkFactory =
-                (StreamOperatorFactory<RowData>) node.getOperatorFactory();
-        return Decision.replaceWith(
-                new ColumnarOrFlinkOperatorFactory(
-                        flinkFactory,
-                        new Top1RankOperatorConstructor(spec, config),
-                        node.getOperatorName()),
-                "Top1RankOperator");
+        Top1OperatorSpec spec =
+                new Top1OperatorSpec(
+                        kernel,
+                        FlinkFields.<Boolean>read(
+                                function, AbstractTopNFunction.class, "outputRankNumber"));
+        return Decision.replaceNode(
+                node, new Top1RankOperatorConstructor(spec, config), "Top1RankOperator");
     }
 
     private static String whyNotTop1(Function function) {

@@ -4,7 +4,6 @@ import io.streamfusion.api.columnar.BinaryFieldType;
 import io.streamfusion.api.columnar.UpsertMaterializerSpec.KeyField;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.batch.BinaryFieldTypes;
-import io.streamfusion.operators.substitution.ColumnarOrFlinkOperatorFactory;
 import io.streamfusion.operators.substitution.FlinkFields;
 import io.streamfusion.operators.substitution.FlinkOperators;
 import io.streamfusion.operators.substitution.NodeSubstitution;
@@ -13,7 +12,6 @@ import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.streaming.api.operators.StreamOperator;
-import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.sink.SinkUpsertMaterializer;
 import org.apache.flink.table.runtime.operators.sink.SinkUpsertMaterializerV2;
@@ -105,11 +103,9 @@ public final class UpsertMaterializerSubstitution implements NodeSubstitution {
             keyFields.add(new KeyField(position, type.get()));
         }
         UpsertOperatorSpec spec = new UpsertOperatorSpec(rowType, keyFields, ttl, replaced);
-        return Decision.replaceWith(
-                new ColumnarOrFlinkOperatorFactory(
-                        (StreamOperatorFactory<RowData>) node.getOperatorFactory(),
-                        new UpsertMaterializerOperatorConstructor(spec, config),
-                        node.getOperatorName()),
+        return Decision.replaceNode(
+                node,
+                new UpsertMaterializerOperatorConstructor(spec, config),
                 "UpsertMaterializerOperator");
     }
 }

@@ -6,6 +6,7 @@ import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.UserFunctionProvider;
+import org.apache.flink.table.runtime.operators.bundle.AbstractMapBundleOperator;
 
 import javax.annotation.Nullable;
 
@@ -34,6 +35,18 @@ public final class FlinkOperators {
         StreamOperator<?> operator = operatorOf(node);
         return operator instanceof UserFunctionProvider
                 ? ((UserFunctionProvider<?>) operator).getUserFunction()
+                : null;
+    }
+
+    /**
+     * The bundle function of a node's mini-batch operator (a {@code KeyedMapBundleOperator} or
+     * {@code MapBundleOperator}), or null.
+     */
+    @Nullable
+    public static Function bundleFunctionOf(StreamNode node) {
+        StreamOperator<?> operator = operatorOf(node);
+        return operator instanceof AbstractMapBundleOperator
+                ? FlinkFields.read(operator, AbstractMapBundleOperator.class, "function")
                 : null;
     }
 }

@@ -4,6 +4,7 @@ import io.streamfusion.operators.OperatorConfig;
 
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
+import org.apache.flink.table.data.RowData;
 
 import javax.annotation.Nullable;
 
@@ -30,6 +31,22 @@ public interface NodeSubstitution {
 
         public static Decision replaceWith(StreamOperatorFactory<?> factory, String replacement) {
             return new Decision(factory, replacement, null);
+        }
+
+        /**
+         * Replaces {@code node}'s operator with what {@code columnarOperator} creates, named {@code
+         * replacement}; a task that cannot run it creates the node's Flink operator (see {@link
+         * ColumnarOrFlinkOperatorFactory}).
+         */
+        @SuppressWarnings("unchecked")
+        public static Decision replaceNode(
+                StreamNode node, ColumnarOperatorConstructor columnarOperator, String replacement) {
+            return replaceWith(
+                    new ColumnarOrFlinkOperatorFactory(
+                            (StreamOperatorFactory<RowData>) node.getOperatorFactory(),
+                            columnarOperator,
+                            node.getOperatorName()),
+                    replacement);
         }
 
         public static Decision keep(String reason) {

@@ -37,7 +37,7 @@ class Top1SubstitutionTest {
                         new SortField(2, BinaryFieldType.DOUBLE, false, false),
                         new SortField(1, BinaryFieldType.BYTES, true, true),
                         new SortField(3, BinaryFieldType.COMPACT_DECIMAL, true, false)),
-                spec.sortFields());
+                spec.kernel().sortFields());
     }
 
     @Test
@@ -45,10 +45,10 @@ class Top1SubstitutionTest {
         // Flink sorts nulls first when ascending and last when descending, unless told otherwise.
         assertEquals(
                 List.of(new SortField(2, BinaryFieldType.DOUBLE, true, false)),
-                spec(decide("ORDER BY v ASC")).sortFields());
+                spec(decide("ORDER BY v ASC")).kernel().sortFields());
         assertEquals(
                 List.of(new SortField(2, BinaryFieldType.DOUBLE, false, true)),
-                spec(decide("ORDER BY v DESC")).sortFields());
+                spec(decide("ORDER BY v DESC")).kernel().sortFields());
     }
 
     @Test

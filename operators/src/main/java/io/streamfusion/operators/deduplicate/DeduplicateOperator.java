@@ -1,0 +1,48 @@
+package io.streamfusion.operators.deduplicate;
+
+import io.streamfusion.operators.OperatorConfig;
+import io.streamfusion.operators.rank.Top1KernelOperator;
+
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.RowKind;
+
+/**
+ * StreamFusion's keep-last deduplication on processing time ({@code ROW_NUMBER() OVER (PARTITION BY
+ * ... ORDER BY proctime DESC) = 1} on insert-only input), in place of Flink's {@code
+ * ProcTimeDeduplicateKeepLastRowFunction}, with the same output record by record: INSERT for a
+ * key's first row, then UPDATE_BEFORE of the kept row (if the planner asks for it) and UPDATE_AFTER
+ * of each later one; without TTL, nothing for a row identical to the kept one.
+ *
+ * <p>Its state is Flink's {@code deduplicate-state}, a {@code ValueState<RowData>} with the input
+ * row serializer and the same TTL, so a savepoint moves between this operator and Flink's. It is
+ * the native Top-1 ranker with no sort field, where every later row ties and wins.
+ */
+public final class DeduplicateOperator extends Top1KernelOperator {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Flink's name for the kept row of every deduplication function. */
+    public static final String STATE_NAME = "deduplicate-state";
+
+    private final RowKind firstRowKind;
+
+    public DeduplicateOperator(
+            StreamOperatorParameters<RowData> parameters,
+            DeduplicateOperatorSpec spec,
+            OperatorConfig operatorConfig) {
+        super(parameters, spec.kernel(), operatorConfig);
+        this.firstRowKind = spec.firstRowKind();
+    }
+
+    @Override
+    protected RowKind firstRowKind() {
+        return firstRowKind;
+    }
+
+    @Override
+    protected RowData output(RowData row, RowKind kind) {
+        row.setRowKind(kind);
+        return row;
+    }
+}

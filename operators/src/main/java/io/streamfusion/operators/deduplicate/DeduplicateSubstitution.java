@@ -1,0 +1,186 @@
+package io.streamfusion.operators.deduplicate;
+
+import io.streamfusion.api.columnar.BinaryFieldType;
+import io.streamfusion.api.columnar.SortField;
+import io.streamfusion.api.columnar.Top1Replacement;
+import io.streamfusion.operators.OperatorConfig;
+import io.streamfusion.operators.rank.Top1KernelSpec;
+import io.streamfusion.operators.substitution.FlinkFields;
+import io.streamfusion.operators.substitution.FlinkOperators;
+import io.streamfusion.operators.substitution.NodeSubstitution;
+
+import org.apache.flink.api.common.functions.Function;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionBase;
+import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeDeduplicateKeepFirstRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeDeduplicateKeepLastRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.RowTimeDeduplicateFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.RowTimeDeduplicateKeepFirstRowFunction;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.util.StateConfigUtil;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
+import org.apache.flink.types.RowKind;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+
+/**
+ * Replaces Flink's keep-last deduplication on processing time ({@code
+ * ProcTimeDeduplicateKeepLastRowFunction} over insert-only input) with {@link DeduplicateOperator};
+ * keeps every other deduplication, naming why.
+ */
+public final class DeduplicateSubstitution implements NodeSubstitution {
+
+    private static final String DEDUPLICATE_PACKAGE =
+            "org.apache.flink.table.runtime.operators.deduplicate";
+
+    @Nullable
+    @Override
+    public String recognize(StreamNode node) {
+        for (Function function :
+                new Function[] {
+                    FlinkOperators.functionOf(node), FlinkOperators.bundleFunctionOf(node)
+                }) {
+            if (function != null
+                    && function.getClass().getPackageName().startsWith(DEDUPLICATE_PACKAGE)) {
+                return function.getClass().getSimpleName();
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Decision decide(StreamNode node, OperatorConfig config) throws Exception {
+        Function function = FlinkOperators.functionOf(node);
+        if (function instanceof ProcTimeDeduplicateKeepLastRowFunction) {
+            return keepLastOnProcessingTime(node, function, config);
+        }
+        if (function instanceof RowTimeDeduplicateFunction) {
+            return onRowTime(node, function, config);
+        }
+        return Decision.keep(whyNot(function));
+    }
+
+    private static Decision keepLastOnProcessingTime(
+            StreamNode node, Function function, OperatorConfig config) throws Exception {
+        Class<?> declaring = ProcTimeDeduplicateKeepLastRowFunction.class;
+        if (!FlinkFields.<Boolean>read(function, declaring, "inputIsInsertOnly")) {
+            return Decision.keep(
+                    "its input is a changelog (a ChangelogNormalize or a deduplication of updates);"
+                            + " only insert-only input is accelerated");
+        }
+        boolean generateUpdateBefore =
+                FlinkFields.read(function, declaring, "generateUpdateBefore");
+        boolean generateInsert = FlinkFields.read(function, declaring, "generateInsert");
+        if (!generateUpdateBefore && !generateInsert) {
+            return Decision.keep(
+                    "it keeps no state (no UPDATE_BEFORE is needed and"
+                            + " table.exec.deduplicate.insert-update-after-sensitive-enabled is"
+                            + " false), so there is nothing to accelerate");
+        }
+        StateTtlConfig ttl = ttlOf(function);
+        // Without TTL Flink's equaliser suppresses a row equal to the kept one; with TTL it
+        // re-emits it, so that downstream state does not expire early.
+        Top1Replacement replacement =
+                ttl.isEnabled()
+                        ? Top1Replacement.FIRST_OR_TIE
+                        : Top1Replacement.FIRST_OR_TIE_UNLESS_IDENTICAL;
+        return replace(node, function, config, List.of(), replacement, generateUpdateBefore, true);
+    }
+
+    private static Decision onRowTime(StreamNode node, Function function, OperatorConfig config)
+            throws Exception {
+        Class<?> declaring = RowTimeDeduplicateFunction.class;
+        int rowtimeIndex = FlinkFields.read(function, declaring, "rowtimeIndex");
+        boolean keepLastRow = FlinkFields.read(function, declaring, "keepLastRow");
+        LogicalType rowtime = inputRowType(function).toRowType().getTypeAt(rowtimeIndex);
+        if (!TimestampData.isCompact(LogicalTypeChecks.getPrecision(rowtime))) {
+            return Decision.keep(
+                    "its rowtime "
+                            + rowtime
+                            + " has a precision above 3, which Flink reads as a long");
+        }
+        // Flink keeps the later row when pre.ts <= cur.ts (keep-last; ties go to the later row),
+        // and keeps the first one unless cur.ts < pre.ts (keep-first).
+        SortField byRowtime =
+                new SortField(rowtimeIndex, BinaryFieldType.ROWTIME_MILLIS, !keepLastRow, false);
+        return replace(
+                node,
+                function,
+                config,
+                List.of(byRowtime),
+                keepLastRow ? Top1Replacement.FIRST_OR_TIE : Top1Replacement.STRICTLY_FIRST,
+                FlinkFields.read(function, declaring, "generateUpdateBefore"),
+                FlinkFields.read(function, declaring, "generateInsert"));
+    }
+
+    /**
+     * The columnar replacement of a deduplication whose first rows are INSERTs when Flink emits
+     * UPDATE_BEFORE or INSERT, else UPDATE_AFTER.
+     */
+    private static Decision replace(
+            StreamNode node,
+            Function function,
+            OperatorConfig config,
+            List<SortField> sortFields,
+            Top1Replacement replacement,
+            boolean generateUpdateBefore,
+            boolean generateInsert) {
+        if (!(node.getStateKeySerializer() instanceof RowDataSerializer)) {
+            return Decision.keep("its key serializer is " + node.getStateKeySerializer());
+        }
+        Top1KernelSpec kernel =
+                new Top1KernelSpec(
+                        DeduplicateOperator.STATE_NAME,
+                        inputRowType(function),
+                        sortFields,
+                        replacement,
+                        generateUpdateBefore,
+                        ttlOf(function));
+        RowKind firstRowKind =
+                generateUpdateBefore || generateInsert ? RowKind.INSERT : RowKind.UPDATE_AFTER;
+        return Decision.replaceNode(
+                node,
+                new DeduplicateOperatorConstructor(
+                        new DeduplicateOperatorSpec(kernel, firstRowKind), config),
+                "DeduplicateOperator");
+    }
+
+    private static InternalTypeInfo<RowData> inputRowType(Function function) {
+        return FlinkFields.read(function, DeduplicateFunctionBase.class, "typeInfo");
+    }
+
+    /** The TTL Flink's deduplication functions give their state. */
+    private static StateTtlConfig ttlOf(Function function) {
+        long retentionMillis =
+                FlinkFields.read(function, DeduplicateFunctionBase.class, "stateRetentionTime");
+        return StateConfigUtil.createTtlConfig(retentionMillis);
+    }
+
+    private static String whyNot(@Nullable Function function) {
+        if (function == null) {
+            return "mini-batch is on (table.exec.mini-batch.enabled): Flink's bundle emits its keys"
+                    + " in HashMap order, which the layer does not reproduce yet";
+        }
+        String name = function.getClass().getSimpleName();
+        if (name.startsWith("AsyncState")) {
+            return "async state is on (table.exec.async-state.enabled), which runs Flink's async"
+                    + " deduplication";
+        }
+        if (function instanceof ProcTimeDeduplicateKeepFirstRowFunction) {
+            return "it keeps the first row on processing time, whose state is a Boolean per key;"
+                    + " only keep-last is accelerated";
+        }
+        if (function instanceof RowTimeDeduplicateKeepFirstRowFunction) {
+            return "it keeps the first row on row time with insert-only output, which waits for"
+                    + " an event-time timer per key; not accelerated yet";
+        }
+        return "no columnar operator replaces " + name;
+    }
+}
