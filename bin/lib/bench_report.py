@@ -68,9 +68,10 @@ SUITE_NOTES = {
                 "256), a CPU profile puts the source task on a full core: the row conversion, copies "
                 "between chained operators and the exchange's serialization are Flink's and the same "
                 "for all four setups (docs/architecture.md, \"What the Top-1 ranker's design bought\").",
-    "sql-dedup": "Flink SQL keep-last deduplication, `ROW_NUMBER() OVER (PARTITION BY k ORDER BY "
-                 "PROCTIME() DESC) = 1`, into a retracting blackhole sink: every row replaces its key's "
-                 "kept row, so each emits UPDATE_BEFORE and UPDATE_AFTER. Same job settings and "
+    "sql-dedup": "Flink SQL deduplication on processing time, `ROW_NUMBER() OVER (PARTITION BY k ORDER BY "
+                 "PROCTIME() DESC|ASC) = 1`, into a retracting blackhole sink. Keep-last: every row "
+                 "replaces its key's kept row, so each emits UPDATE_BEFORE and UPDATE_AFTER. Keep-first: "
+                 "every row after a key's first is dropped. Same job settings and "
                  "`sustained`/`complete` measures as sql-top1.",
     "sql-upsert": "Flink SQL `INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g` into a "
                   "blackhole sink with PRIMARY KEY (k): 4 groups share each key, so the planner adds "

@@ -77,11 +77,24 @@ impl Replacement {
     }
 }
 
+/// What a key's state value holds (Java's `Top1RankerSpec.keepsRows`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeptValue {
+    /// The kept row, as `RowDataSerializer` writes it.
+    Row,
+    /// Flink's `Boolean` `true` (one byte, as `BooleanSerializer` writes it): keep-first
+    /// deduplication on processing time only remembers that a key was seen.
+    SeenFlag,
+}
+
+const SEEN: [u8; 1] = [1];
+
 /// What a ranker ranks by and how its state is laid out.
 pub struct Top1Config {
     pub arity: usize,
     pub sort_key: SortKey,
     pub replacement: Replacement,
+    pub kept: KeptValue,
     /// The state's time-to-live, if it has one.
     pub ttl_millis: Option<i64>,
     /// Whether results carry the bytes of winners replaced from state or cache.
@@ -153,15 +166,19 @@ pub struct Top1Ranker {
 }
 
 impl Top1Ranker {
-    /// Fails when a strictly-first ranking has no sort key: it would keep every key's first row.
+    /// Fails when a key keeps only a seen flag but a later row could replace its first one: there
+    /// would be no row to compare with or to retract.
     pub fn new(
         column_family: StateColumnFamily,
         config: Top1Config,
         cache_bytes: usize,
         reservation: Option<MemoryReservation>,
     ) -> Result<Top1Ranker> {
-        if config.replacement == Replacement::StrictlyFirst && config.sort_key.is_empty() {
-            return Err(NativeError::InvalidArgument("a strictly-first Top-1 ranking needs a sort key".into()));
+        let keeps_first = config.replacement == Replacement::StrictlyFirst && config.sort_key.is_empty();
+        if config.kept == KeptValue::SeenFlag && !keeps_first {
+            return Err(NativeError::InvalidArgument(
+                "a ranker that keeps only seen flags must keep each key's first row".into(),
+            ));
         }
         Ok(Top1Ranker { column_family, config, cache: WinnerCache::new(cache_bytes), reservation })
     }
@@ -206,9 +223,13 @@ impl Top1Ranker {
                 Winner::None => (FIRST, -1, None),
                 winner => {
                     let winner_bytes = self.winner_row(winner, rows, &stored);
-                    let incumbent = BinaryRow::new(winner_bytes, self.config.arity)
-                        .map_err(|e| NativeError::CorruptState(format!("a stored Top-1 winner: {e}")))?;
-                    let order = self.config.sort_key.compare(&row, &incumbent)?;
+                    let order = if self.config.sort_key.is_empty() {
+                        Ordering::Equal
+                    } else {
+                        let incumbent = BinaryRow::new(winner_bytes, self.config.arity)
+                            .map_err(|e| NativeError::CorruptState(format!("a stored Top-1 winner: {e}")))?;
+                        self.config.sort_key.compare(&row, &incumbent)?
+                    };
                     if !self.config.replacement.replaces(order, rows.value(i), winner_bytes) {
                         (REJECTED, -1, None)
                     } else if let Winner::Batch(j) = winner {
@@ -228,7 +249,7 @@ impl Top1Ranker {
         }
 
         self.write_winners(keys, rows, &distinct, now)?;
-        update_cache(&mut self.cache, keys, rows, &distinct, &stored, now);
+        update_cache(&mut self.cache, self.config.kept, keys, rows, &distinct, &stored, now);
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int8Array::from(decision)),
             Arc::new(Int32Array::from(replaced_row)),
@@ -277,8 +298,13 @@ impl Top1Ranker {
             if self.config.ttl_millis.is_some() {
                 buffer.extend_from_slice(&now.to_be_bytes());
             }
-            buffer.extend_from_slice(&(row.len() as u32).to_be_bytes());
-            buffer.extend_from_slice(row);
+            match self.config.kept {
+                KeptValue::Row => {
+                    buffer.extend_from_slice(&(row.len() as u32).to_be_bytes());
+                    buffer.extend_from_slice(row);
+                }
+                KeptValue::SeenFlag => buffer.extend_from_slice(&SEEN),
+            }
             entries.push((key_start, value_start, buffer.len()));
         }
         if entries.is_empty() {
@@ -324,9 +350,10 @@ fn parse_stored<'a>(
 ) -> Result<StoredWinner<'a>> {
     let corrupt = |len: usize| {
         NativeError::CorruptState(format!(
-            "a value of {len} bytes in state '{}' is not a {}serialized row",
+            "a value of {len} bytes in state '{}' is not a {}serialized {}",
             column_family.name(),
-            if config.ttl_millis.is_some() { "TTL-stamped " } else { "" }
+            if config.ttl_millis.is_some() { "TTL-stamped " } else { "" },
+            if config.kept == KeptValue::Row { "row" } else { "boolean" }
         ))
     };
     let (written_at, length_at) = match config.ttl_millis {
@@ -336,6 +363,13 @@ fn parse_stored<'a>(
         }
         None => (i64::MIN, 0),
     };
+    if config.kept == KeptValue::SeenFlag {
+        // Flink's keep-first writes only `true`; any one-byte value means the key was seen.
+        return match value.len() - length_at {
+            1 => Ok(StoredWinner { row_start: value.len(), value, written_at }),
+            _ => Err(corrupt(value.len())),
+        };
+    }
     let row_start = length_at + LENGTH_BYTES;
     let length = value.get(length_at..row_start).ok_or_else(|| corrupt(value.len()))?;
     if u32::from_be_bytes(length.try_into().expect("four bytes")) as usize != value.len() - row_start {
@@ -346,6 +380,7 @@ fn parse_stored<'a>(
 
 fn update_cache(
     cache: &mut WinnerCache,
+    kept: KeptValue,
     keys: &BinaryArray,
     rows: &BinaryArray,
     distinct: &[KeyOfBatch],
@@ -355,7 +390,10 @@ fn update_cache(
     for of_key in distinct {
         let key = keys.value(of_key.first_row as usize);
         match of_key.winner {
-            Winner::Batch(row) => cache.put(of_key.hash, key, rows.value(row as usize), now),
+            Winner::Batch(row) => {
+                let row = if kept == KeptValue::Row { rows.value(row as usize) } else { &[] };
+                cache.put(of_key.hash, key, row, now)
+            }
             Winner::Stored(index) => {
                 let winner = stored[index as usize].as_ref().expect("a stored winner");
                 cache.put(of_key.hash, key, winner.row(), winner.written_at);
@@ -376,7 +414,8 @@ mod tests_support {
 
     /// A ranker of rows `(k BIGINT, v BIGINT)` by `v DESC`, keyed by `k`.
     pub(super) fn ranker_for(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>) -> Top1Ranker {
-        ranker_with(dir, cache_bytes, ttl_millis, by_v_descending(), Replacement::StrictlyFirst).unwrap()
+        ranker_with(dir, cache_bytes, ttl_millis, by_v_descending(), Replacement::StrictlyFirst, KeptValue::Row)
+            .unwrap()
     }
 
     pub(super) fn by_v_descending() -> SortKey {
@@ -390,6 +429,7 @@ mod tests_support {
         ttl_millis: Option<i64>,
         sort_key: SortKey,
         replacement: Replacement,
+        kept: KeptValue,
     ) -> Result<Top1Ranker> {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let column_family = StateColumnFamily::open(&store, "Top1-Rank-State").unwrap();
@@ -397,6 +437,7 @@ mod tests_support {
             arity: 2,
             sort_key,
             replacement,
+            kept,
             ttl_millis,
             return_replaced: true,
             layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -463,7 +504,8 @@ mod tests {
             let dir = TempDir::new();
             let no_order = SortKey::new(vec![], 2).unwrap();
             let mut ranker =
-                ranker_with(&dir, cache_bytes, None, no_order, Replacement::FirstOrTieUnlessIdentical).unwrap();
+                ranker_with(&dir, cache_bytes, None, no_order, Replacement::FirstOrTieUnlessIdentical, KeptValue::Row)
+                    .unwrap();
             let result = ranker.rank(&batch(&[(1, 5), (1, 5), (1, 6), (1, 5)]), 0).unwrap();
             assert_eq!(
                 decisions(&result),
@@ -481,7 +523,8 @@ mod tests {
     #[test]
     fn first_or_tie_lets_the_later_of_equal_rows_win() {
         let dir = TempDir::new();
-        let mut ranker = ranker_with(&dir, 0, None, by_v_descending(), Replacement::FirstOrTie).unwrap();
+        let mut ranker =
+            ranker_with(&dir, 0, None, by_v_descending(), Replacement::FirstOrTie, KeptValue::Row).unwrap();
         let result = ranker.rank(&batch(&[(1, 5), (1, 5), (1, 4), (1, 6)]), 0).unwrap();
         assert_eq!(
             decisions(&result),
@@ -490,11 +533,37 @@ mod tests {
     }
 
     #[test]
-    fn a_strictly_first_ranking_without_a_sort_key_is_refused() {
+    fn keep_first_keeps_a_seen_flag_per_key_and_rejects_every_later_row() {
+        for cache_bytes in [1 << 20, 0] {
+            let dir = TempDir::new();
+            let no_order = SortKey::new(vec![], 2).unwrap();
+            let mut ranker =
+                ranker_with(&dir, cache_bytes, Some(100), no_order, Replacement::StrictlyFirst, KeptValue::SeenFlag)
+                    .unwrap();
+            let result = ranker.rank(&batch(&[(1, 5), (1, 9), (2, 1)]), 1_000).unwrap();
+            assert_eq!(decisions(&result), vec![(FIRST, -1, None), (REJECTED, -1, None), (FIRST, -1, None)]);
+            let mut state_key = Vec::new();
+            let key_group = ranker.config.layout.key_group(row_hash(&key(1)).unwrap()).unwrap();
+            ranker.config.layout.write_state_key(&mut state_key, key_group, &key(1));
+            let mut expected = 1_000i64.to_be_bytes().to_vec();
+            expected.push(1);
+            assert_eq!(&*ranker.column_family.get(&state_key).unwrap().unwrap(), &expected[..], "TtlValue(true)");
+            let later = ranker.rank(&batch(&[(1, 7)]), 1_099).unwrap();
+            assert_eq!(decisions(&later), vec![(REJECTED, -1, None)], "cache of {cache_bytes} bytes");
+            let expired = ranker.rank(&batch(&[(1, 7)]), 1_100).unwrap();
+            assert_eq!(decisions(&expired), vec![(FIRST, -1, None)], "cache of {cache_bytes} bytes");
+        }
+    }
+
+    #[test]
+    fn a_seen_flag_ranker_that_could_replace_rows_is_refused() {
         let dir = TempDir::new();
         let no_order = SortKey::new(vec![], 2).unwrap();
-        let err = ranker_with(&dir, 0, None, no_order, Replacement::StrictlyFirst).err().unwrap();
+        let err = ranker_with(&dir, 0, None, no_order, Replacement::FirstOrTie, KeptValue::SeenFlag).err().unwrap();
         assert!(matches!(err, NativeError::InvalidArgument(_)), "{err}");
+        let dir = TempDir::new();
+        let sorted = ranker_with(&dir, 0, None, by_v_descending(), Replacement::StrictlyFirst, KeptValue::SeenFlag);
+        assert!(sorted.is_err());
         assert!(Replacement::from_code(3).is_err());
     }
 

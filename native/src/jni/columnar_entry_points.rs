@@ -16,7 +16,7 @@ use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, 
 use crate::columnar::batch_keys;
 use crate::columnar::key_groups::KeyGroupLayout;
 use crate::columnar::sort_key::{FieldType, SortField, SortKey};
-use crate::columnar::top1::{self, Replacement, Top1Config, Top1Ranker};
+use crate::columnar::top1::{self, KeptValue, Replacement, Top1Config, Top1Ranker};
 use crate::error::NativeError;
 
 /// Ints per sort field in `openTop1Ranker`'s array: position, type code, ascending, nulls last.
@@ -154,6 +154,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     arity: jint,
     sort_fields: JIntArray,
     replacement: jint,
+    keeps_rows: jboolean,
     return_replaced: jboolean,
     cache_bytes: jlong,
     batch_memory_bytes: jlong,
@@ -178,6 +179,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             arity,
             sort_key: sort_key(env, &sort_fields, arity)?,
             replacement: Replacement::from_code(replacement)?,
+            kept: if keeps_rows == JNI_TRUE { KeptValue::Row } else { KeptValue::SeenFlag },
             ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
             return_replaced: return_replaced == JNI_TRUE,
             layout,

@@ -46,6 +46,7 @@ import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -548,8 +549,16 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         checkRowDataSerializer("key", keySerializer);
         // Registers the state as getState would, which also initializes its serializer.
         getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, winnerState);
-        checkRowDataSerializer(
-                "value of state '" + winnerState.getName() + "'", winnerState.getSerializer());
+        String value = "value of state '" + winnerState.getName() + "'";
+        if (spec.keepsRows()) {
+            checkRowDataSerializer(value, winnerState.getSerializer());
+        } else if (!(winnerState.getSerializer() instanceof BooleanSerializer)) {
+            throw new UnsupportedOperationException(
+                    "A columnar kernel that keeps seen flags needs the "
+                            + value
+                            + " serialized by Flink's BooleanSerializer, not "
+                            + winnerState.getSerializer().getClass().getName());
+        }
         RegisteredColumnFamily registered = kvStateInformation.get(winnerState.getName());
         Top1Ranker ranker =
                 Top1RankerFactory.open(

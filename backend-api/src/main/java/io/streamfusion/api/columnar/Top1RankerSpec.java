@@ -9,6 +9,9 @@ import java.util.List;
  * @param sortFields the ORDER BY fields, most significant first; none for an arrival-order
  *     deduplication, where every row ties
  * @param replacement when a row takes its key's place
+ * @param keepsRows whether a key's state value is its kept row ({@code RowData}); otherwise it is
+ *     Flink's {@code Boolean} {@code true}, as keep-first deduplication on processing time keeps
+ *     it, which only an unsorted {@link Top1Replacement#STRICTLY_FIRST} ranking can use
  * @param returnReplacedWinners whether results carry the bytes of winners a row replaced (needed to
  *     emit an UPDATE_BEFORE of them)
  * @param cacheBytes bytes of the slot's memory budget the ranker may keep hot winners in; 0 for no
@@ -20,15 +23,18 @@ public record Top1RankerSpec(
         int rowArity,
         List<SortField> sortFields,
         Top1Replacement replacement,
+        boolean keepsRows,
         boolean returnReplacedWinners,
         long cacheBytes,
         long batchMemoryBytes) {
 
     public Top1RankerSpec {
         sortFields = List.copyOf(sortFields);
-        if (sortFields.isEmpty() && replacement == Top1Replacement.STRICTLY_FIRST) {
+        if (!keepsRows
+                && (replacement != Top1Replacement.STRICTLY_FIRST || !sortFields.isEmpty())) {
             throw new IllegalArgumentException(
-                    "A strictly-first Top-1 ranking needs at least one sort field");
+                    "Only a ranking that keeps each key's first row (unsorted, strictly first) can"
+                            + " keep seen flags instead of rows");
         }
         for (SortField field : sortFields) {
             if (field.position() >= rowArity) {

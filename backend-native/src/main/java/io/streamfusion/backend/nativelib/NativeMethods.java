@@ -93,6 +93,7 @@ final class NativeMethods {
             int arity,
             int[] sortFields,
             int replacement,
+            boolean keepsRows,
             boolean returnReplaced,
             long cacheBytes,
             long batchMemoryBytes,

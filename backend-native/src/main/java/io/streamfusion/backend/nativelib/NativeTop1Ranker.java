@@ -54,6 +54,7 @@ public final class NativeTop1Ranker extends NativeHandle {
                         spec.rowArity(),
                         fields,
                         spec.replacement().ordinal(),
+                        spec.keepsRows(),
                         spec.returnReplacedWinners(),
                         spec.cacheBytes(),
                         spec.batchMemoryBytes(),

@@ -147,20 +147,27 @@ public final class SqlWorkloads {
     }
 
     /**
-     * Keep-last deduplication on processing time: every row replaces its key's kept row (its
-     * payload differs), so each emits UPDATE_BEFORE and UPDATE_AFTER.
+     * Deduplication on processing time. Keep-last: every row replaces its key's kept row (its
+     * payload differs), so each emits UPDATE_BEFORE and UPDATE_AFTER. Keep-first: every row after a
+     * key's first is dropped.
      */
     private static List<SqlWorkload> dedup(boolean full) {
         List<SqlWorkload> cases = new ArrayList<>();
         for (long keys : full ? new long[] {64, 65_536, 1_048_576} : new long[] {65_536}) {
             String name = String.format("keep-last keys=%d payload=8", keys);
-            cases.add(dedupCase(name + " sustained", keys, 0));
-            cases.add(dedupCase(name + " complete rows=4000000", keys, 4_000_000L));
+            cases.add(dedupCase(name + " sustained", keys, "DESC", 0));
+            cases.add(dedupCase(name + " complete rows=4000000", keys, "DESC", 4_000_000L));
+            cases.add(
+                    dedupCase(
+                            String.format("keep-first keys=%d payload=8 sustained", keys),
+                            keys,
+                            "ASC",
+                            0));
         }
         return cases;
     }
 
-    private static SqlWorkload dedupCase(String name, long keys, long rows) {
+    private static SqlWorkload dedupCase(String name, long keys, String order, long rows) {
         return new SqlWorkload(
                 DEDUP,
                 name,
@@ -172,7 +179,9 @@ public final class SqlWorkloads {
                 true,
                 "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
                 "INSERT INTO sink SELECT k, v, payload FROM ("
-                        + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn"
+                        + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt "
+                        + order
+                        + ") AS rn"
                         + " FROM (SELECT *, PROCTIME() AS pt FROM src)) WHERE rn = 1",
                 Map.of());
     }

@@ -32,11 +32,13 @@ class SqlWorkloadsTest {
     }
 
     @Test
-    void dedupWorkloadsKeepTheLastRowOnProcessingTime() {
+    void dedupWorkloadsKeepARowOnProcessingTime() {
         for (SqlWorkload workload : SqlWorkloads.of(SqlWorkloads.DEDUP, true)) {
             String plan = SqlJobBenchmark.explain(workload);
+            String keep = workload.caseName().startsWith("keep-last") ? "LastRow" : "FirstRow";
             assertTrue(
-                    plan.contains("Deduplicate(keep=[LastRow], key=[k], order=[PROCTIME]"), plan);
+                    plan.contains("Deduplicate(keep=[" + keep + "], key=[k], order=[PROCTIME]"),
+                    workload.caseName() + ":\n" + plan);
         }
     }
 

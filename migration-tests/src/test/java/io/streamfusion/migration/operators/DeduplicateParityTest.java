@@ -28,12 +28,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The columnar deduplication against Flink's {@code ProcTimeDeduplicateKeepLastRowFunction} and
- * {@code RowTimeDeduplicateFunction}, in SQL jobs on a MiniCluster: for every shape of {@link
- * DeduplicateShapes}, the layer on must produce the changelog of the layer off, record by record
- * and in order, straight through, across a checkpoint and restore, across rescaling 1 -> 2 -> 1,
- * and while switching the layer on -> off -> on through savepoints. The deduplications the layer
- * does not support keep Flink's operator, with their reason.
+ * The columnar deduplication against Flink's {@code ProcTimeDeduplicateKeepLastRowFunction}, {@code
+ * ProcTimeDeduplicateKeepFirstRowFunction} and {@code RowTimeDeduplicateFunction}, in SQL jobs on a
+ * MiniCluster: for every shape of {@link DeduplicateShapes}, the layer on must produce the
+ * changelog of the layer off, record by record and in order, straight through, across a checkpoint
+ * and restore, across rescaling 1 -> 2 -> 1, and while switching the layer on -> off -> on through
+ * savepoints. The deduplications the layer does not support keep Flink's operator, with their
+ * reason.
  */
 class DeduplicateParityTest {
 
@@ -74,9 +75,12 @@ class DeduplicateParityTest {
         String keepFirst = keepLast.replace("pt DESC", "pt ASC");
         assertKept(
                 keepFirst,
-                Map.of(),
-                "ProcTimeDeduplicateKeepFirstRowFunction",
-                "keeps the first row");
+                Map.of(
+                        "table.exec.mini-batch.enabled", "true",
+                        "table.exec.mini-batch.allow-latency", "1 s",
+                        "table.exec.mini-batch.size", "100"),
+                "ProcTimeMiniBatchDeduplicateKeepFirstRowFunction",
+                "mini-batch");
         assertKept(
                 keepLast,
                 Map.of(

@@ -66,6 +66,33 @@ final class DeduplicateShapes {
                                 "false"),
                         0));
         shapes.add(compositeKey("composite key (INT, STRING)"));
+        shapes.add(
+                shape("keep-first", "k, k2, v, p", false, "PARTITION BY k", "pt ASC", Map.of(), 0));
+        shapes.add(
+                shape(
+                        "keep-first, upsert sink, ttl 1 h, batches of 5, no cache",
+                        "k, k2, v, p",
+                        true,
+                        "PARTITION BY k",
+                        "pt ASC",
+                        Map.of(
+                                "table.exec.state.ttl",
+                                "1 h",
+                                "streamfusion.operators.batch-rows",
+                                "5",
+                                "streamfusion.operators.cache-size",
+                                "0"),
+                        0));
+        shapes.add(
+                shape(
+                        "keep-first, composite key",
+                        "k, k2, v, p",
+                        false,
+                        "PARTITION BY k, k2",
+                        "pt ASC",
+                        Map.of(),
+                        0,
+                        1));
         shapes.add(rowTime("row time keep-last, retract sink", false, Map.of()));
         shapes.add(rowTime("row time keep-last, upsert sink", true, Map.of()));
         shapes.add(
@@ -142,11 +169,11 @@ final class DeduplicateShapes {
             boolean upsertSink,
             Map<String, String> options,
             int... keyColumns) {
-        return shape(name, columns, upsertSink, "PARTITION BY k", options, keyColumns);
+        return shape(name, columns, upsertSink, "PARTITION BY k", "pt DESC", options, keyColumns);
     }
 
     private static ParityHarness.Shape compositeKey(String name) {
-        return shape(name, "k, k2, v, p", false, "PARTITION BY k, k2", Map.of(), 0, 1);
+        return shape(name, "k, k2, v, p", false, "PARTITION BY k, k2", "pt DESC", Map.of(), 0, 1);
     }
 
     private static ParityHarness.Shape shape(
@@ -154,6 +181,7 @@ final class DeduplicateShapes {
             String columns,
             boolean upsertSink,
             String partition,
+            String order,
             Map<String, String> options,
             int... keyColumns) {
         boolean withPayload = columns.endsWith(", p");
@@ -173,7 +201,9 @@ final class DeduplicateShapes {
                         + columns
                         + " FROM (SELECT *, ROW_NUMBER() OVER ("
                         + partition
-                        + " ORDER BY pt DESC) AS rn FROM src) WHERE rn = 1",
+                        + " ORDER BY "
+                        + order
+                        + ") AS rn FROM src) WHERE rn = 1",
                 options,
                 keyColumns);
     }

@@ -64,6 +64,9 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         if (function instanceof RowTimeDeduplicateFunction) {
             return onRowTime(node, function, config);
         }
+        if (function instanceof ProcTimeDeduplicateKeepFirstRowFunction) {
+            return keepFirstOnProcessingTime(node, function, config);
+        }
         return Decision.keep(whyNot(function));
     }
 
@@ -94,6 +97,25 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         return replace(node, function, config, List.of(), replacement, generateUpdateBefore, true);
     }
 
+    /** Flink keeps {@code true} per key seen and emits only a key's first row. */
+    private static Decision keepFirstOnProcessingTime(
+            StreamNode node, Function function, OperatorConfig config) {
+        if (!(node.getTypeSerializersIn()[0] instanceof RowDataSerializer)) {
+            return Decision.keep("its input serializer is " + node.getTypeSerializersIn()[0]);
+        }
+        Top1KernelSpec kernel =
+                new Top1KernelSpec(
+                        DeduplicateOperator.STATE_NAME,
+                        FlinkFields.read(function, DeduplicateFunctionBase.class, "typeInfo"),
+                        ((RowDataSerializer) node.getTypeSerializersIn()[0]).getArity(),
+                        List.of(),
+                        Top1Replacement.STRICTLY_FIRST,
+                        false,
+                        false,
+                        ttlOf(function));
+        return replace(node, config, kernel, RowKind.INSERT);
+    }
+
     private static Decision onRowTime(StreamNode node, Function function, OperatorConfig config)
             throws Exception {
         Class<?> declaring = RowTimeDeduplicateFunction.class;
@@ -121,8 +143,8 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
     }
 
     /**
-     * The columnar replacement of a deduplication whose first rows are INSERTs when Flink emits
-     * UPDATE_BEFORE or INSERT, else UPDATE_AFTER.
+     * The columnar replacement of a deduplication that keeps rows, whose first rows are INSERTs
+     * when Flink emits UPDATE_BEFORE or INSERT, else UPDATE_AFTER.
      */
     private static Decision replace(
             StreamNode node,
@@ -132,19 +154,26 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
             Top1Replacement replacement,
             boolean generateUpdateBefore,
             boolean generateInsert) {
-        if (!(node.getStateKeySerializer() instanceof RowDataSerializer)) {
-            return Decision.keep("its key serializer is " + node.getStateKeySerializer());
-        }
         Top1KernelSpec kernel =
-                new Top1KernelSpec(
+                Top1KernelSpec.keepingRows(
                         DeduplicateOperator.STATE_NAME,
                         inputRowType(function),
                         sortFields,
                         replacement,
                         generateUpdateBefore,
                         ttlOf(function));
-        RowKind firstRowKind =
-                generateUpdateBefore || generateInsert ? RowKind.INSERT : RowKind.UPDATE_AFTER;
+        return replace(
+                node,
+                config,
+                kernel,
+                generateUpdateBefore || generateInsert ? RowKind.INSERT : RowKind.UPDATE_AFTER);
+    }
+
+    private static Decision replace(
+            StreamNode node, OperatorConfig config, Top1KernelSpec kernel, RowKind firstRowKind) {
+        if (!(node.getStateKeySerializer() instanceof RowDataSerializer)) {
+            return Decision.keep("its key serializer is " + node.getStateKeySerializer());
+        }
         return Decision.replaceNode(
                 node,
                 new DeduplicateOperatorConstructor(
@@ -172,10 +201,6 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         if (name.startsWith("AsyncState")) {
             return "async state is on (table.exec.async-state.enabled), which runs Flink's async"
                     + " deduplication";
-        }
-        if (function instanceof ProcTimeDeduplicateKeepFirstRowFunction) {
-            return "it keeps the first row on processing time, whose state is a Boolean per key;"
-                    + " only keep-last is accelerated";
         }
         if (function instanceof RowTimeDeduplicateKeepFirstRowFunction) {
             return "it keeps the first row on row time with insert-only output, which waits for"

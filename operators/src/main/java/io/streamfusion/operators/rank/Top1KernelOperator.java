@@ -54,6 +54,7 @@ public abstract class Top1KernelOperator extends BatchingKeyedOperator
                         kernelSpec.rowArity(),
                         kernelSpec.sortFields(),
                         kernelSpec.replacement(),
+                        kernelSpec.keepsRows(),
                         kernelSpec.generateUpdateBefore(),
                         operatorConfig.cacheBytes(),
                         operatorConfig.batchMemoryBytes());

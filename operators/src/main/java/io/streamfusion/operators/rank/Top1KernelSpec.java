@@ -5,6 +5,7 @@ import io.streamfusion.api.columnar.Top1Replacement;
 
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
@@ -15,18 +16,23 @@ import java.util.List;
  * How a Flink operator that keeps one row per key (a Top-1 or a deduplication) was configured, as
  * the native Top-1 ranker runs it.
  *
- * @param stateName the name of Flink's {@code ValueState<RowData>} that holds each key's row
- * @param inputRowType the input rows' type, the state's value type as Flink registers it
+ * @param stateName the name of Flink's {@code ValueState} that holds each key's row (or flag)
+ * @param stateType the state's value type as Flink registers it: the input rows' type, or {@code
+ *     Types.BOOLEAN} where Flink keeps only a seen flag
+ * @param rowArity the number of fields of the input rows
  * @param sortFields the ORDER BY, as the planner's comparator orders; none for arrival order
  * @param replacement when a row takes its key's place
+ * @param keepsRows whether the state holds the kept row (else Flink's seen flag)
  * @param generateUpdateBefore whether a replaced row is retracted with UPDATE_BEFORE
  * @param ttlConfig the state's TTL, as Flink enables it from {@code table.exec.state.ttl}
  */
 public record Top1KernelSpec(
         String stateName,
-        InternalTypeInfo<RowData> inputRowType,
+        TypeInformation<?> stateType,
+        int rowArity,
         List<SortField> sortFields,
         Top1Replacement replacement,
+        boolean keepsRows,
         boolean generateUpdateBefore,
         StateTtlConfig ttlConfig)
         implements Serializable {
@@ -35,17 +41,32 @@ public record Top1KernelSpec(
         sortFields = List.copyOf(sortFields);
     }
 
+    /** A spec whose state holds the kept rows, typed as the input rows. */
+    public static Top1KernelSpec keepingRows(
+            String stateName,
+            InternalTypeInfo<RowData> inputRowType,
+            List<SortField> sortFields,
+            Top1Replacement replacement,
+            boolean generateUpdateBefore,
+            StateTtlConfig ttlConfig) {
+        return new Top1KernelSpec(
+                stateName,
+                inputRowType,
+                inputRowType.toRowType().getFieldCount(),
+                sortFields,
+                replacement,
+                true,
+                generateUpdateBefore,
+                ttlConfig);
+    }
+
     /** The state as Flink's operator registers it, TTL included. */
-    ValueStateDescriptor<RowData> stateDescriptor() {
-        ValueStateDescriptor<RowData> descriptor =
-                new ValueStateDescriptor<>(stateName, inputRowType);
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    ValueStateDescriptor<?> stateDescriptor() {
+        ValueStateDescriptor<?> descriptor = new ValueStateDescriptor(stateName, stateType);
         if (ttlConfig.isEnabled()) {
             descriptor.enableTimeToLive(ttlConfig);
         }
         return descriptor;
-    }
-
-    int rowArity() {
-        return inputRowType.toRowType().getFieldCount();
     }
 }

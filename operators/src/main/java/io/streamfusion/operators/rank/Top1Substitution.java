@@ -73,7 +73,7 @@ public final class Top1Substitution implements NodeSubstitution {
             return Decision.keep(sort.unsupported());
         }
         Top1KernelSpec kernel =
-                new Top1KernelSpec(
+                Top1KernelSpec.keepingRows(
                         Top1OperatorSpec.STATE_NAME,
                         inputRowType,
                         sort.fields(),
