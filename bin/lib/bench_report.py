@@ -71,7 +71,9 @@ SUITE_NOTES = {
     "sql-dedup": "Flink SQL deduplication on processing time, `ROW_NUMBER() OVER (PARTITION BY k ORDER BY "
                  "PROCTIME() DESC|ASC) = 1`, into a retracting blackhole sink. Keep-last: every row "
                  "replaces its key's kept row, so each emits UPDATE_BEFORE and UPDATE_AFTER. Keep-first: "
-                 "every row after a key's first is dropped. Same job settings and "
+                 "every row after a key's first is dropped. `mini-batch=5000`: bundles of 5,000 rows or 1 s, "
+                 "one row per key each (Flink's bundle operator, or the layer's mirror of it). Same job "
+                 "settings and "
                  "`sustained`/`complete` measures as sql-top1.",
     "sql-upsert": "Flink SQL `INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g` into a "
                   "blackhole sink with PRIMARY KEY (k): 4 groups share each key, so the planner adds "

@@ -16,8 +16,8 @@ public interface ColumnarKeyedStateBackend {
     /**
      * Opens a Top-1 ranker over {@code winnerState}, registered as {@code getState} would register
      * it (TTL included), so snapshots, savepoints and per-record access see the same state. The
-     * state's values must be {@code RowData} written by Flink's {@code RowDataSerializer} (or,
-     * when {@link Top1RankerSpec#keepsRows()} is false, {@code Boolean}s written by its {@code
+     * state's values must be {@code RowData} written by Flink's {@code RowDataSerializer} (or, when
+     * {@link Top1RankerSpec#keepsRows()} is false, {@code Boolean}s written by its {@code
      * BooleanSerializer}), under keys that are {@code RowData} too.
      *
      * @param batchSchemaAddress the address of an Arrow C Data Interface {@code ArrowSchema}

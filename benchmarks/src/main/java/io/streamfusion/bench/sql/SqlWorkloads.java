@@ -163,11 +163,27 @@ public final class SqlWorkloads {
                             keys,
                             "ASC",
                             0));
+            cases.add(
+                    dedupCase(
+                            String.format(
+                                    "keep-last keys=%d payload=8 mini-batch=5000 sustained", keys),
+                            keys,
+                            "DESC",
+                            0,
+                            Map.of(
+                                    "table.exec.mini-batch.enabled", "true",
+                                    "table.exec.mini-batch.allow-latency", "1 s",
+                                    "table.exec.mini-batch.size", "5000")));
         }
         return cases;
     }
 
     private static SqlWorkload dedupCase(String name, long keys, String order, long rows) {
+        return dedupCase(name, keys, order, rows, Map.of());
+    }
+
+    private static SqlWorkload dedupCase(
+            String name, long keys, String order, long rows, Map<String, String> options) {
         return new SqlWorkload(
                 DEDUP,
                 name,
@@ -183,7 +199,7 @@ public final class SqlWorkloads {
                         + order
                         + ") AS rn"
                         + " FROM (SELECT *, PROCTIME() AS pt FROM src)) WHERE rn = 1",
-                Map.of());
+                options);
     }
 
     private static List<SqlWorkload> upsert(boolean full) {

@@ -54,6 +54,17 @@ class DeduplicateParityTest {
         new ParityHarness(miniCluster, dir).assertSameEverywhere(shape);
     }
 
+    static List<Shape> miniBatchShapes() {
+        return DeduplicateShapes.miniBatch();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("miniBatchShapes")
+    void withMiniBatchTheLayerReproducesFlinksBundles(
+            Shape shape, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        new ParityHarness(miniCluster, dir).assertSameInEveryPhasing(shape);
+    }
+
     @Test
     void theRepeatedRowShapesReallyRepeatRows() {
         // Without the row number p, a key's rows (k, k2, v) repeat, so the suppression is tested.
@@ -74,20 +85,12 @@ class DeduplicateParityTest {
                         + " AS rn FROM src) WHERE rn = 1";
         String keepFirst = keepLast.replace("pt DESC", "pt ASC");
         assertKept(
-                keepFirst,
+                keepLast.replace("pt DESC", "rt DESC"),
                 Map.of(
                         "table.exec.mini-batch.enabled", "true",
                         "table.exec.mini-batch.allow-latency", "1 s",
                         "table.exec.mini-batch.size", "100"),
-                "ProcTimeMiniBatchDeduplicateKeepFirstRowFunction",
-                "mini-batch");
-        assertKept(
-                keepLast,
-                Map.of(
-                        "table.exec.mini-batch.enabled", "true",
-                        "table.exec.mini-batch.allow-latency", "1 s",
-                        "table.exec.mini-batch.size", "100"),
-                "ProcTimeMiniBatchDeduplicateKeepLastRowFunction",
+                "RowTimeMiniBatchDeduplicateFunction",
                 "mini-batch");
         // Flink 2.2.1 has an async twin only for row-time deduplication.
         assertKept(

@@ -26,6 +26,55 @@ final class DeduplicateShapes {
 
     private DeduplicateShapes() {}
 
+    /** Mini-batch shapes: bundles end only by count, at checkpoints and at the end of input. */
+    static List<ParityHarness.Shape> miniBatch() {
+        List<ParityHarness.Shape> shapes = new ArrayList<>();
+        for (String size : List.of("7", "100")) {
+            shapes.add(
+                    keepLast(
+                            "mini-batch of " + size + ", keep-last, repeated rows",
+                            "k, k2, v",
+                            false,
+                            miniBatchOf(size, Map.of()),
+                            0));
+            shapes.add(
+                    shape(
+                            "mini-batch of " + size + ", keep-first",
+                            "k, k2, v, p",
+                            false,
+                            "PARTITION BY k",
+                            "pt ASC",
+                            miniBatchOf(size, Map.of()),
+                            0));
+        }
+        shapes.add(
+                keepLast(
+                        "mini-batch of 1000, keep-last, upsert sink, ttl 1 h, batches of 3",
+                        "k, k2, v, p",
+                        true,
+                        miniBatchOf(
+                                "1000",
+                                Map.of(
+                                        "table.exec.state.ttl",
+                                        "1 h",
+                                        "streamfusion.operators.batch-rows",
+                                        "3")),
+                        0));
+        return shapes;
+    }
+
+    /**
+     * Mini-batch of {@code size} rows whose interval (a day, aligned to the epoch) never ends a
+     * bundle while a test runs, so that Flink's bundles, and its output, do not depend on time.
+     */
+    private static Map<String, String> miniBatchOf(String size, Map<String, String> more) {
+        Map<String, String> options = new java.util.HashMap<>(more);
+        options.put("table.exec.mini-batch.enabled", "true");
+        options.put("table.exec.mini-batch.allow-latency", "1 d");
+        options.put("table.exec.mini-batch.size", size);
+        return options;
+    }
+
     static List<ParityHarness.Shape> all() {
         List<ParityHarness.Shape> shapes = new ArrayList<>();
         shapes.add(keepLast("retract sink", "k, k2, v, p", false, Map.of(), 0));

@@ -322,6 +322,43 @@ final class ParityHarness {
     }
 
     /**
+     * For operators whose output depends on where Flink's bundles end (mini-batch, where a
+     * checkpoint or a restore ends a bundle): the layer on reproduces the layer off run through the
+     * same phases, straight through, across a checkpoint and restore, rescaled 1 -> 2 -> 1, and
+     * switched on -> off -> on.
+     */
+    void assertSameInEveryPhasing(Shape shape) throws Exception {
+        long rows = shape.rows().size();
+        List<List<Phase>> phasings =
+                List.of(
+                        List.of(Phase.toEnd(1, true)),
+                        List.of(
+                                new Phase(1, true, Stop.CHECKPOINT, rows * 2 / 5),
+                                Phase.toEnd(1, true)),
+                        List.of(
+                                new Phase(1, true, Stop.NATIVE_SAVEPOINT, rows * 3 / 10),
+                                new Phase(2, true, Stop.CANONICAL_SAVEPOINT, rows * 13 / 20),
+                                Phase.toEnd(1, true)),
+                        List.of(
+                                new Phase(1, true, Stop.CANONICAL_SAVEPOINT, rows * 3 / 10),
+                                new Phase(1, false, Stop.NATIVE_SAVEPOINT, rows * 3 / 5),
+                                Phase.toEnd(1, true)));
+        for (List<Phase> phasing : phasings) {
+            List<Phase> off = new ArrayList<>();
+            phasing.forEach(
+                    p -> off.add(new Phase(p.parallelism(), false, p.stop(), p.afterRows())));
+            Outcome reference = run(shape, off);
+            Outcome on = run(shape, phasing);
+            String what = "through " + phasing;
+            if (phasing.stream().anyMatch(p -> p.parallelism() > 1)) {
+                assertSameChangelogPerKey(shape, reference, on, what);
+            } else {
+                assertSameChangelog(shape, reference, on, what);
+            }
+        }
+    }
+
+    /**
      * Rescales {@code shape} with the layer on 1 -> 2 -> 1 through native and through canonical
      * savepoints, and checks each key's changelog against {@code reference}.
      */

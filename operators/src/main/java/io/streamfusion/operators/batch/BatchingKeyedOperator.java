@@ -22,13 +22,16 @@ import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.complex.StructVector;
 
+import javax.annotation.Nullable;
+
 /**
  * Base of the keyed columnar operators: gathers the rows that reach the operator into an Arrow
  * {@link RowBatch} and hands each full batch to {@link #processBatch}. A batch is processed when it
  * holds {@code batch-rows} rows (or half the batch memory), when its first row is {@code
  * batch-latency} old, before a watermark is forwarded, before a checkpoint barrier is sent (in
  * {@link #prepareSnapshotPreBarrier}, so every record of a batch belongs to the checkpoint its rows
- * came before), and at the end of input.
+ * came before), and at the end of input. An operator that replaces one of Flink's mini-batch
+ * operators batches from a {@link MiniBatchBundle} instead, to emit in the bundle's order.
  *
  * <p>The operator computes each row's key with the node's own key selector, so the framework's
  * per-record {@code setCurrentKey} is skipped ({@link #hasKeyContext1()} is false): no state is
@@ -47,6 +50,8 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     public static final String ROWS_ACCUMULATOR = "streamfusion-rows";
 
     protected final OperatorConfig operatorConfig;
+    private static final StreamRecord<RowData> NO_TIMESTAMP = new StreamRecord<>(null);
+
     private final StreamRecord<RowData> outRecord = new StreamRecord<>(null);
 
     private transient BufferAllocator allocator;
@@ -55,6 +60,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     private transient KeySelector<RowData, RowData> keySelector;
     private transient RowDataSerializer inputSerializer;
     private transient RowDataSerializer keySerializer;
+    @Nullable private transient MiniBatchBundle bundle;
 
     /** Counts batches, so a latency timer knows whether its batch was already processed. */
     private transient long batchNumber;
@@ -91,6 +97,8 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                         operatorConfig.batchRows(),
                         operatorConfig.batchMemoryBytes() / 2);
         batchArray = ArrowArray.allocateNew(allocator);
+        MiniBatchBundle.Spec bundleSpec = miniBatchBundle();
+        bundle = bundleSpec == null ? null : new MiniBatchBundle(bundleSpec);
         rowsProcessed = getMetricGroup().counter("streamfusionRowsProcessed");
         batchesProcessed = getMetricGroup().counter("streamfusionBatchesProcessed");
         rowsAccumulator = new LongCounter();
@@ -170,6 +178,16 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
         T open(long batchSchemaAddress) throws Exception;
     }
 
+    /**
+     * The bundle of the Flink mini-batch operator this one replaces, or null (the default) to batch
+     * rows as they arrive. With a bundle, batches are cut from each finished bundle in Flink's
+     * order, and rows carry no record timestamp, as Flink's bundle operators emit none.
+     */
+    @Nullable
+    protected MiniBatchBundle.Spec miniBatchBundle() {
+        return null;
+    }
+
     /** Opens what processes the batches: called once from {@link #open()}. */
     protected abstract void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception;
 
@@ -190,13 +208,19 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
         RowData row = element.getValue();
         BinaryRowData binary = binary(row, inputSerializer);
         BinaryRowData key = binary(keySelector.getKey(row), keySerializer);
+        if (bundle != null) {
+            if (bundle.add(binary, key)) {
+                flush();
+            }
+            return;
+        }
         if (!batch.fits(binary.getSizeInBytes() + key.getSizeInBytes())) {
-            flush();
+            processCurrentBatch();
         }
         boolean first = batch.isEmpty();
         batch.add(binary, key, element);
         if (batch.size() >= operatorConfig.batchRows()) {
-            flush();
+            processCurrentBatch();
         } else if (first) {
             long due = batchNumber;
             long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -205,7 +229,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                             now + operatorConfig.batchLatencyMillis(),
                             time -> {
                                 if (batchNumber == due) {
-                                    flush();
+                                    processCurrentBatch();
                                 }
                             });
         }
@@ -218,8 +242,28 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                 : serializer.toBinaryRow(row).copy();
     }
 
-    /** Processes the current batch, if it has rows. */
+    /**
+     * Processes what the operator holds: the current batch, or the finished bundle in batches of
+     * {@code batch-rows}.
+     */
     protected final void flush() throws Exception {
+        if (bundle != null && !bundle.isEmpty()) {
+            bundle.finish(
+                    (row, key) -> {
+                        if (!batch.fits(row.getSizeInBytes() + key.getSizeInBytes())) {
+                            processCurrentBatch();
+                        }
+                        batch.add(row, key, NO_TIMESTAMP);
+                        if (batch.size() >= operatorConfig.batchRows()) {
+                            processCurrentBatch();
+                        }
+                    });
+        }
+        processCurrentBatch();
+    }
+
+    /** Processes the current batch, if it has rows. */
+    private void processCurrentBatch() throws Exception {
         if (batch.isEmpty()) {
             return;
         }

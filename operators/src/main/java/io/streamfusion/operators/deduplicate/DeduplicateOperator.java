@@ -1,11 +1,14 @@
 package io.streamfusion.operators.deduplicate;
 
 import io.streamfusion.operators.OperatorConfig;
+import io.streamfusion.operators.batch.MiniBatchBundle;
 import io.streamfusion.operators.rank.Top1KernelOperator;
 
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
+
+import javax.annotation.Nullable;
 
 /**
  * StreamFusion's keep-last deduplication on processing time ({@code ROW_NUMBER() OVER (PARTITION BY
@@ -26,6 +29,7 @@ public final class DeduplicateOperator extends Top1KernelOperator {
     public static final String STATE_NAME = "deduplicate-state";
 
     private final RowKind firstRowKind;
+    @Nullable private final MiniBatchBundle.Spec miniBatch;
 
     public DeduplicateOperator(
             StreamOperatorParameters<RowData> parameters,
@@ -33,6 +37,13 @@ public final class DeduplicateOperator extends Top1KernelOperator {
             OperatorConfig operatorConfig) {
         super(parameters, spec.kernel(), operatorConfig);
         this.firstRowKind = spec.firstRowKind();
+        this.miniBatch = spec.miniBatch();
+    }
+
+    @Nullable
+    @Override
+    protected MiniBatchBundle.Spec miniBatchBundle() {
+        return miniBatch;
     }
 
     @Override

@@ -5,23 +5,21 @@ import io.streamfusion.api.columnar.SortField;
 import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.rank.Top1KernelSpec;
-import io.streamfusion.operators.substitution.FlinkFields;
 import io.streamfusion.operators.substitution.FlinkOperators;
 import io.streamfusion.operators.substitution.NodeSubstitution;
 
 import org.apache.flink.api.common.functions.Function;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionBase;
 import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeDeduplicateKeepFirstRowFunction;
 import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeDeduplicateKeepLastRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepFirstRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepLastRowFunction;
 import org.apache.flink.table.runtime.operators.deduplicate.RowTimeDeduplicateFunction;
 import org.apache.flink.table.runtime.operators.deduplicate.RowTimeDeduplicateKeepFirstRowFunction;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 import org.apache.flink.types.RowKind;
@@ -37,9 +35,6 @@ import java.util.List;
  */
 public final class DeduplicateSubstitution implements NodeSubstitution {
 
-    private static final String DEDUPLICATE_PACKAGE =
-            "org.apache.flink.table.runtime.operators.deduplicate";
-
     @Nullable
     @Override
     public String recognize(StreamNode node) {
@@ -48,7 +43,9 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                     FlinkOperators.functionOf(node), FlinkOperators.bundleFunctionOf(node)
                 }) {
             if (function != null
-                    && function.getClass().getPackageName().startsWith(DEDUPLICATE_PACKAGE)) {
+                    && function.getClass()
+                            .getPackageName()
+                            .startsWith(FlinkDeduplication.PACKAGE)) {
                 return function.getClass().getSimpleName();
             }
         }
@@ -57,71 +54,85 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
 
     @Override
     public Decision decide(StreamNode node, OperatorConfig config) throws Exception {
-        Function function = FlinkOperators.functionOf(node);
+        FlinkDeduplication flink = FlinkDeduplication.of(node);
+        if (flink == null) {
+            Function function = FlinkOperators.functionOf(node);
+            return Decision.keep(
+                    whyNot(function != null ? function : FlinkOperators.bundleFunctionOf(node)));
+        }
+        Function function = flink.function();
+        boolean bundled = flink.miniBatch() != null;
         if (function instanceof ProcTimeDeduplicateKeepLastRowFunction) {
-            return keepLastOnProcessingTime(node, function, config);
+            return keepLastOnProcessingTime(node, flink, "inputIsInsertOnly", config);
+        }
+        if (function instanceof ProcTimeMiniBatchDeduplicateKeepLastRowFunction && bundled) {
+            return keepLastOnProcessingTime(node, flink, "inputInsertOnly", config);
+        }
+        if (function instanceof ProcTimeDeduplicateKeepFirstRowFunction
+                || function instanceof ProcTimeMiniBatchDeduplicateKeepFirstRowFunction
+                        && bundled) {
+            return keepFirstOnProcessingTime(node, flink, config);
         }
         if (function instanceof RowTimeDeduplicateFunction) {
-            return onRowTime(node, function, config);
-        }
-        if (function instanceof ProcTimeDeduplicateKeepFirstRowFunction) {
-            return keepFirstOnProcessingTime(node, function, config);
+            return onRowTime(node, flink, config);
         }
         return Decision.keep(whyNot(function));
     }
 
     private static Decision keepLastOnProcessingTime(
-            StreamNode node, Function function, OperatorConfig config) throws Exception {
-        Class<?> declaring = ProcTimeDeduplicateKeepLastRowFunction.class;
-        if (!FlinkFields.<Boolean>read(function, declaring, "inputIsInsertOnly")) {
+            StreamNode node,
+            FlinkDeduplication flink,
+            String insertOnlyField,
+            OperatorConfig config) {
+        if (!flink.<Boolean>field(insertOnlyField)) {
             return Decision.keep(
                     "its input is a changelog (a ChangelogNormalize or a deduplication of updates);"
                             + " only insert-only input is accelerated");
         }
-        boolean generateUpdateBefore =
-                FlinkFields.read(function, declaring, "generateUpdateBefore");
-        boolean generateInsert = FlinkFields.read(function, declaring, "generateInsert");
+        boolean generateUpdateBefore = flink.field("generateUpdateBefore");
+        boolean generateInsert = flink.field("generateInsert");
         if (!generateUpdateBefore && !generateInsert) {
             return Decision.keep(
                     "it keeps no state (no UPDATE_BEFORE is needed and"
                             + " table.exec.deduplicate.insert-update-after-sensitive-enabled is"
                             + " false), so there is nothing to accelerate");
         }
-        StateTtlConfig ttl = ttlOf(function);
         // Without TTL Flink's equaliser suppresses a row equal to the kept one; with TTL it
         // re-emits it, so that downstream state does not expire early.
         Top1Replacement replacement =
-                ttl.isEnabled()
+                flink.ttl().isEnabled()
                         ? Top1Replacement.FIRST_OR_TIE
                         : Top1Replacement.FIRST_OR_TIE_UNLESS_IDENTICAL;
-        return replace(node, function, config, List.of(), replacement, generateUpdateBefore, true);
+        return replace(node, flink, config, List.of(), replacement, generateUpdateBefore, true);
     }
 
     /** Flink keeps {@code true} per key seen and emits only a key's first row. */
     private static Decision keepFirstOnProcessingTime(
-            StreamNode node, Function function, OperatorConfig config) {
+            StreamNode node, FlinkDeduplication flink, OperatorConfig config) {
         if (!(node.getTypeSerializersIn()[0] instanceof RowDataSerializer)) {
             return Decision.keep("its input serializer is " + node.getTypeSerializersIn()[0]);
         }
         Top1KernelSpec kernel =
                 new Top1KernelSpec(
                         DeduplicateOperator.STATE_NAME,
-                        FlinkFields.read(function, DeduplicateFunctionBase.class, "typeInfo"),
+                        flink.stateType(),
                         ((RowDataSerializer) node.getTypeSerializersIn()[0]).getArity(),
                         List.of(),
                         Top1Replacement.STRICTLY_FIRST,
                         false,
                         false,
-                        ttlOf(function));
-        return replace(node, config, kernel, RowKind.INSERT);
+                        flink.ttl());
+        return replace(
+                node,
+                config,
+                new DeduplicateOperatorSpec(kernel, RowKind.INSERT, flink.miniBatch()));
     }
 
-    private static Decision onRowTime(StreamNode node, Function function, OperatorConfig config)
-            throws Exception {
-        Class<?> declaring = RowTimeDeduplicateFunction.class;
-        int rowtimeIndex = FlinkFields.read(function, declaring, "rowtimeIndex");
-        boolean keepLastRow = FlinkFields.read(function, declaring, "keepLastRow");
-        LogicalType rowtime = inputRowType(function).toRowType().getTypeAt(rowtimeIndex);
+    private static Decision onRowTime(
+            StreamNode node, FlinkDeduplication flink, OperatorConfig config) {
+        int rowtimeIndex = flink.field("rowtimeIndex");
+        boolean keepLastRow = flink.field("keepLastRow");
+        LogicalType rowtime = inputRowType(flink).toRowType().getTypeAt(rowtimeIndex);
         if (!TimestampData.isCompact(LogicalTypeChecks.getPrecision(rowtime))) {
             return Decision.keep(
                     "its rowtime "
@@ -134,12 +145,12 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                 new SortField(rowtimeIndex, BinaryFieldType.ROWTIME_MILLIS, !keepLastRow, false);
         return replace(
                 node,
-                function,
+                flink,
                 config,
                 List.of(byRowtime),
                 keepLastRow ? Top1Replacement.FIRST_OR_TIE : Top1Replacement.STRICTLY_FIRST,
-                FlinkFields.read(function, declaring, "generateUpdateBefore"),
-                FlinkFields.read(function, declaring, "generateInsert"));
+                flink.field("generateUpdateBefore"),
+                flink.field("generateInsert"));
     }
 
     /**
@@ -148,7 +159,7 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
      */
     private static Decision replace(
             StreamNode node,
-            Function function,
+            FlinkDeduplication flink,
             OperatorConfig config,
             List<SortField> sortFields,
             Top1Replacement replacement,
@@ -157,47 +168,42 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         Top1KernelSpec kernel =
                 Top1KernelSpec.keepingRows(
                         DeduplicateOperator.STATE_NAME,
-                        inputRowType(function),
+                        inputRowType(flink),
                         sortFields,
                         replacement,
                         generateUpdateBefore,
-                        ttlOf(function));
+                        flink.ttl());
+        RowKind firstRowKind =
+                generateUpdateBefore || generateInsert ? RowKind.INSERT : RowKind.UPDATE_AFTER;
         return replace(
-                node,
-                config,
-                kernel,
-                generateUpdateBefore || generateInsert ? RowKind.INSERT : RowKind.UPDATE_AFTER);
+                node, config, new DeduplicateOperatorSpec(kernel, firstRowKind, flink.miniBatch()));
     }
 
     private static Decision replace(
-            StreamNode node, OperatorConfig config, Top1KernelSpec kernel, RowKind firstRowKind) {
+            StreamNode node, OperatorConfig config, DeduplicateOperatorSpec spec) {
         if (!(node.getStateKeySerializer() instanceof RowDataSerializer)) {
             return Decision.keep("its key serializer is " + node.getStateKeySerializer());
         }
         return Decision.replaceNode(
-                node,
-                new DeduplicateOperatorConstructor(
-                        new DeduplicateOperatorSpec(kernel, firstRowKind), config),
-                "DeduplicateOperator");
+                node, new DeduplicateOperatorConstructor(spec, config), "DeduplicateOperator");
     }
 
-    private static InternalTypeInfo<RowData> inputRowType(Function function) {
-        return FlinkFields.read(function, DeduplicateFunctionBase.class, "typeInfo");
-    }
-
-    /** The TTL Flink's deduplication functions give their state. */
-    private static StateTtlConfig ttlOf(Function function) {
-        long retentionMillis =
-                FlinkFields.read(function, DeduplicateFunctionBase.class, "stateRetentionTime");
-        return StateConfigUtil.createTtlConfig(retentionMillis);
+    @SuppressWarnings("unchecked")
+    private static InternalTypeInfo<RowData> inputRowType(FlinkDeduplication flink) {
+        return (InternalTypeInfo<RowData>) flink.stateType();
     }
 
     private static String whyNot(@Nullable Function function) {
         if (function == null) {
-            return "mini-batch is on (table.exec.mini-batch.enabled): Flink's bundle emits its keys"
-                    + " in HashMap order, which the layer does not reproduce yet";
+            return "it is not a deduplication function the layer can read";
         }
         String name = function.getClass().getSimpleName();
+        if (name.contains("MiniBatch")) {
+            return "mini-batch is on and it is "
+                    + name
+                    + " (or its bundle is not count-triggered); only keep-last and keep-first on"
+                    + " processing time are accelerated with mini-batch";
+        }
         if (name.startsWith("AsyncState")) {
             return "async state is on (table.exec.async-state.enabled), which runs Flink's async"
                     + " deduplication";

@@ -3,7 +3,6 @@ package io.streamfusion.operators.batch;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.writer.BinaryRowWriter;
 
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.Data;
@@ -26,11 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RowBatchTest {
 
     private static BinaryRowData row(long value) {
-        BinaryRowData row = new BinaryRowData(1);
-        BinaryRowWriter writer = new BinaryRowWriter(row);
-        writer.writeLong(0, value);
-        writer.complete();
-        return row;
+        return TestRows.longRow(value);
     }
 
     private static byte[] bytes(BinaryRowData row) {

@@ -1,0 +1,90 @@
+package io.streamfusion.operators.deduplicate;
+
+import io.streamfusion.operators.batch.MiniBatchBundle;
+import io.streamfusion.operators.substitution.FlinkFields;
+import io.streamfusion.operators.substitution.FlinkOperators;
+
+import org.apache.flink.api.common.functions.Function;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.table.runtime.operators.bundle.AbstractMapBundleOperator;
+import org.apache.flink.table.runtime.operators.bundle.trigger.CountBundleTrigger;
+import org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionBase;
+import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepFirstRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepLastRowFunction;
+import org.apache.flink.table.runtime.util.StateConfigUtil;
+
+import javax.annotation.Nullable;
+
+/**
+ * The deduplication function at a StreamGraph node and what every variant shares, read alike with
+ * and without mini-batch: the state's value type, its TTL and, with mini-batch, the bundle.
+ *
+ * @param function the function, in a {@code KeyedProcessOperator} or a {@code
+ *     KeyedMapBundleOperator}
+ * @param miniBatch the bundle of a mini-batch function (null without mini-batch, or when the bundle
+ *     is not one this layer mirrors)
+ */
+record FlinkDeduplication(
+        Function function,
+        TypeInformation<?> stateType,
+        StateTtlConfig ttl,
+        @Nullable MiniBatchBundle.Spec miniBatch) {
+
+    static final String PACKAGE = "org.apache.flink.table.runtime.operators.deduplicate";
+
+    /** Declares the state type and retention of the mini-batch functions; package-private. */
+    private static final String MINI_BATCH_BASE = PACKAGE + ".MiniBatchDeduplicateFunctionBase";
+
+    /** The deduplication at {@code node}, or null if it runs none. */
+    @Nullable
+    static FlinkDeduplication of(StreamNode node) throws ClassNotFoundException {
+        Function function = FlinkOperators.functionOf(node);
+        if (function instanceof DeduplicateFunctionBase) {
+            long retention =
+                    FlinkFields.read(function, DeduplicateFunctionBase.class, "stateRetentionTime");
+            return new FlinkDeduplication(
+                    function,
+                    FlinkFields.read(function, DeduplicateFunctionBase.class, "typeInfo"),
+                    StateConfigUtil.createTtlConfig(retention),
+                    null);
+        }
+        Function bundled = FlinkOperators.bundleFunctionOf(node);
+        if (bundled == null || !bundled.getClass().getPackageName().equals(PACKAGE)) {
+            return null;
+        }
+        Class<?> base = Class.forName(MINI_BATCH_BASE, false, bundled.getClass().getClassLoader());
+        long retention = FlinkFields.read(bundled, base, "minRetentionTime");
+        return new FlinkDeduplication(
+                bundled,
+                FlinkFields.read(bundled, base, "stateType"),
+                StateConfigUtil.createTtlConfig(retention),
+                bundleOf(node, bundled));
+    }
+
+    /** The bundle Flink keeps, if it is a count-triggered one of one row per key. */
+    @Nullable
+    private static MiniBatchBundle.Spec bundleOf(StreamNode node, Function bundled) {
+        Object trigger =
+                FlinkFields.read(
+                        FlinkOperators.operatorOf(node),
+                        AbstractMapBundleOperator.class,
+                        "bundleTrigger");
+        if (!(trigger instanceof CountBundleTrigger)) {
+            return null;
+        }
+        long maxCount = FlinkFields.read(trigger, CountBundleTrigger.class, "maxCount");
+        if (bundled instanceof ProcTimeMiniBatchDeduplicateKeepLastRowFunction) {
+            return new MiniBatchBundle.Spec(MiniBatchBundle.Keep.LAST, maxCount);
+        }
+        if (bundled instanceof ProcTimeMiniBatchDeduplicateKeepFirstRowFunction) {
+            return new MiniBatchBundle.Spec(MiniBatchBundle.Keep.FIRST, maxCount);
+        }
+        return null;
+    }
+
+    <T> T field(String name) {
+        return FlinkFields.read(function, function.getClass(), name);
+    }
+}
