@@ -89,9 +89,10 @@ class DeduplicateParityTest {
                 Map.of(
                         "table.exec.mini-batch.enabled", "true",
                         "table.exec.mini-batch.allow-latency", "1 s",
-                        "table.exec.mini-batch.size", "100"),
+                        "table.exec.mini-batch.size", "100",
+                        "table.exec.state.ttl", "1 h"),
                 "RowTimeMiniBatchDeduplicateFunction",
-                "mini-batch");
+                "refreshes its TTL");
         // Flink 2.2.1 has an async twin only for row-time deduplication.
         assertKept(
                 keepLast.replace("pt DESC", "rt DESC"),

@@ -48,6 +48,20 @@ final class DeduplicateShapes {
                             0));
         }
         shapes.add(
+                rowTime("mini-batch of 7, row time keep-last", false, miniBatchOf("7", Map.of())));
+        String compact = "table.exec.deduplicate.mini-batch.compact-changes-enabled";
+        shapes.add(
+                rowTime(
+                        "mini-batch of 100, row time keep-last, compacted changes, ttl 1 h",
+                        false,
+                        miniBatchOf(
+                                "100", Map.of(compact, "true", "table.exec.state.ttl", "1 h"))));
+        shapes.add(
+                rowTime(
+                        "mini-batch of 7, row time keep-last, compacted changes, upsert sink",
+                        true,
+                        miniBatchOf("7", Map.of(compact, "true"))));
+        shapes.add(
                 keepLast(
                         "mini-batch of 1000, keep-last, upsert sink, ttl 1 h, batches of 3",
                         "k, k2, v, p",
@@ -65,7 +79,9 @@ final class DeduplicateShapes {
 
     /**
      * Mini-batch of {@code size} rows whose interval (a day, aligned to the epoch) never ends a
-     * bundle while a test runs, so that Flink's bundles, and its output, do not depend on time.
+     * bundle while a test runs, so that Flink's bundles, and its output, do not depend on time. On
+     * row time too: the row times stay within the epoch's first day, where Flink's mini-batch
+     * assigner forwards no watermark.
      */
     private static Map<String, String> miniBatchOf(String size, Map<String, String> more) {
         Map<String, String> options = new java.util.HashMap<>(more);

@@ -19,18 +19,38 @@ import java.util.Map;
  */
 public final class MiniBatchBundle {
 
-    /** Which row of a key's rows in one bundle Flink's function keeps. */
+    /** Which of a key's rows in one bundle Flink's function keeps, in arrival order. */
     public enum Keep {
         FIRST,
-        LAST
+        LAST,
+        /** Every row (row-time deduplication without compacted changes). */
+        EVERY,
+        /** The row with the latest row time, ties to the later row (compacted keep-last). */
+        LATEST_ROW_TIME,
+        /** The row with the earliest row time, ties to the earlier row (compacted keep-first). */
+        EARLIEST_ROW_TIME
     }
 
-    /** How the planner configured a mini-batch operator's bundle. */
-    public record Spec(Keep keep, long maxCount) implements Serializable {
+    /**
+     * How the planner configured a mini-batch operator's bundle.
+     *
+     * @param rowtimeIndex the row-time field the row-time rules read ({@code RowData.getLong}, as
+     *     Flink does), or -1
+     */
+    public record Spec(Keep keep, long maxCount, int rowtimeIndex) implements Serializable {
         public Spec {
             if (maxCount <= 0) {
                 throw new IllegalArgumentException("A bundle holds at least one row");
             }
+            boolean byRowTime = keep == Keep.LATEST_ROW_TIME || keep == Keep.EARLIEST_ROW_TIME;
+            if (byRowTime != rowtimeIndex >= 0) {
+                throw new IllegalArgumentException(
+                        "A row-time field is needed by, and only by, the row-time rules: " + keep);
+            }
+        }
+
+        public Spec(Keep keep, long maxCount) {
+            this(keep, maxCount, -1);
         }
     }
 
@@ -43,6 +63,10 @@ public final class MiniBatchBundle {
     private final Spec spec;
     private final Map<BinaryRowData, Integer> slots = new HashMap<>();
     private final List<BinaryRowData> rows = new ArrayList<>();
+
+    /** With {@link Keep#EVERY}: the rows after a key's first, per slot. */
+    private final List<List<BinaryRowData>> laterRows = new ArrayList<>();
+
     private long count;
 
     public MiniBatchBundle(Spec spec) {
@@ -55,10 +79,30 @@ public final class MiniBatchBundle {
         if (slot == null) {
             slots.put(key, rows.size());
             rows.add(row);
-        } else if (spec.keep() == Keep.LAST) {
+            if (spec.keep() == Keep.EVERY) {
+                laterRows.add(new ArrayList<>(0));
+            }
+        } else if (replaces(row, rows.get(slot))) {
             rows.set(slot, row);
+        } else if (spec.keep() == Keep.EVERY) {
+            laterRows.get(slot).add(row);
         }
         return ++count >= spec.maxCount();
+    }
+
+    /** Whether {@code row} takes the place of a key's kept row, as Flink's {@code addInput}. */
+    private boolean replaces(BinaryRowData row, BinaryRowData kept) {
+        int at = spec.rowtimeIndex();
+        switch (spec.keep()) {
+            case LAST:
+                return true;
+            case LATEST_ROW_TIME:
+                return kept.getLong(at) <= row.getLong(at);
+            case EARLIEST_ROW_TIME:
+                return row.getLong(at) < kept.getLong(at);
+            default:
+                return false;
+        }
     }
 
     public boolean isEmpty() {
@@ -69,11 +113,18 @@ public final class MiniBatchBundle {
     public void finish(Consumer consumer) throws Exception {
         try {
             for (Map.Entry<BinaryRowData, Integer> entry : slots.entrySet()) {
-                consumer.accept(rows.get(entry.getValue()), entry.getKey());
+                int slot = entry.getValue();
+                consumer.accept(rows.get(slot), entry.getKey());
+                if (spec.keep() == Keep.EVERY) {
+                    for (BinaryRowData later : laterRows.get(slot)) {
+                        consumer.accept(later, entry.getKey());
+                    }
+                }
             }
         } finally {
             slots.clear();
             rows.clear();
+            laterRows.clear();
             count = 0;
         }
     }

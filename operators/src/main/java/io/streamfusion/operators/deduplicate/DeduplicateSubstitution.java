@@ -18,6 +18,8 @@ import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDed
 import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepLastRowFunction;
 import org.apache.flink.table.runtime.operators.deduplicate.RowTimeDeduplicateFunction;
 import org.apache.flink.table.runtime.operators.deduplicate.RowTimeDeduplicateKeepFirstRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.RowTimeMiniBatchDeduplicateFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.RowTimeMiniBatchLatestChangeDeduplicateFunction;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -74,6 +76,18 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
             return keepFirstOnProcessingTime(node, flink, config);
         }
         if (function instanceof RowTimeDeduplicateFunction) {
+            return onRowTime(node, flink, config);
+        }
+        if (function instanceof RowTimeMiniBatchLatestChangeDeduplicateFunction && bundled) {
+            return onRowTime(node, flink, config);
+        }
+        if (function instanceof RowTimeMiniBatchDeduplicateFunction && bundled) {
+            if (flink.ttl().isEnabled()) {
+                return Decision.keep(
+                        "with mini-batch and TTL, Flink's row-time deduplication rewrites each key's"
+                                + " row at the end of every bundle, which refreshes its TTL; not"
+                                + " reproduced yet");
+            }
             return onRowTime(node, flink, config);
         }
         return Decision.keep(whyNot(function));
@@ -201,8 +215,7 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         if (name.contains("MiniBatch")) {
             return "mini-batch is on and it is "
                     + name
-                    + " (or its bundle is not count-triggered); only keep-last and keep-first on"
-                    + " processing time are accelerated with mini-batch";
+                    + " and its bundle is not count-triggered, which the layer does not mirror";
         }
         if (name.startsWith("AsyncState")) {
             return "async state is on (table.exec.async-state.enabled), which runs Flink's async"

@@ -13,6 +13,8 @@ import org.apache.flink.table.runtime.operators.bundle.trigger.CountBundleTrigge
 import org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionBase;
 import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepFirstRowFunction;
 import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepLastRowFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.RowTimeMiniBatchDeduplicateFunction;
+import org.apache.flink.table.runtime.operators.deduplicate.RowTimeMiniBatchLatestChangeDeduplicateFunction;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
 
 import javax.annotation.Nullable;
@@ -80,6 +82,19 @@ record FlinkDeduplication(
         }
         if (bundled instanceof ProcTimeMiniBatchDeduplicateKeepFirstRowFunction) {
             return new MiniBatchBundle.Spec(MiniBatchBundle.Keep.FIRST, maxCount);
+        }
+        if (bundled instanceof RowTimeMiniBatchDeduplicateFunction) {
+            return new MiniBatchBundle.Spec(MiniBatchBundle.Keep.EVERY, maxCount);
+        }
+        if (bundled instanceof RowTimeMiniBatchLatestChangeDeduplicateFunction) {
+            int rowtimeIndex = FlinkFields.read(bundled, bundled.getClass(), "rowtimeIndex");
+            boolean keepLastRow = FlinkFields.read(bundled, bundled.getClass(), "keepLastRow");
+            return new MiniBatchBundle.Spec(
+                    keepLastRow
+                            ? MiniBatchBundle.Keep.LATEST_ROW_TIME
+                            : MiniBatchBundle.Keep.EARLIEST_ROW_TIME,
+                    maxCount,
+                    rowtimeIndex);
         }
         return null;
     }

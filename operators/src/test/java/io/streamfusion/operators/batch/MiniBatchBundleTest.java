@@ -18,7 +18,8 @@ class MiniBatchBundleTest {
 
     @Test
     void keepsTheFirstOrTheLastRowOfEachKeyInHashMapOrder() throws Exception {
-        for (MiniBatchBundle.Keep keep : MiniBatchBundle.Keep.values()) {
+        for (MiniBatchBundle.Keep keep :
+                List.of(MiniBatchBundle.Keep.FIRST, MiniBatchBundle.Keep.LAST)) {
             MiniBatchBundle bundle = new MiniBatchBundle(new MiniBatchBundle.Spec(keep, 1_000));
             // What Flink's AbstractMapBundleOperator builds from the same input.
             Map<BinaryRowData, Long> flink = new HashMap<>();
@@ -34,6 +35,45 @@ class MiniBatchBundleTest {
             assertEquals(expected, finish(bundle), keep.toString());
             assertTrue(bundle.isEmpty());
         }
+    }
+
+    @Test
+    void keepsEveryRowOfAKeyTogetherInArrivalOrder() throws Exception {
+        MiniBatchBundle bundle =
+                new MiniBatchBundle(new MiniBatchBundle.Spec(MiniBatchBundle.Keep.EVERY, 100));
+        Map<BinaryRowData, List<Long>> flink = new HashMap<>();
+        for (long[] keyAndValue : new long[][] {{1, 10}, {2, 20}, {1, 11}, {3, 30}, {1, 12}}) {
+            BinaryRowData key = row(keyAndValue[0]);
+            bundle.add(row(keyAndValue[1]), key);
+            flink.computeIfAbsent(key, unused -> new ArrayList<>()).add(keyAndValue[1]);
+        }
+        List<String> expected = new ArrayList<>();
+        flink.forEach((key, values) -> values.forEach(v -> expected.add(key.getLong(0) + "=" + v)));
+        assertEquals(expected, finish(bundle));
+    }
+
+    @Test
+    void rowTimeRulesKeepTheLatestWithTiesToTheLaterAndTheEarliestWithTiesToTheEarlier()
+            throws Exception {
+        // The row's only field is its row time; keys tell the rows apart by arrival.
+        MiniBatchBundle latest =
+                new MiniBatchBundle(
+                        new MiniBatchBundle.Spec(MiniBatchBundle.Keep.LATEST_ROW_TIME, 100, 0));
+        MiniBatchBundle earliest =
+                new MiniBatchBundle(
+                        new MiniBatchBundle.Spec(MiniBatchBundle.Keep.EARLIEST_ROW_TIME, 100, 0));
+        BinaryRowData first = row(5);
+        BinaryRowData tie = row(5);
+        for (MiniBatchBundle bundle : List.of(latest, earliest)) {
+            bundle.add(first, row(1));
+            bundle.add(row(3), row(1));
+            bundle.add(tie, row(1));
+        }
+        List<BinaryRowData> kept = new ArrayList<>();
+        latest.finish((row, key) -> kept.add(row));
+        earliest.finish((row, key) -> kept.add(row));
+        assertTrue(kept.get(0) == tie, "the later of two latest row times");
+        assertEquals(3, kept.get(1).getLong(0), "the earliest row time");
     }
 
     @Test
