@@ -52,6 +52,28 @@ mod tests {
     }
 
     #[test]
+    fn a_flush_returns_once_every_column_family_is_on_disk() {
+        let dir = crate::test_support::TempDir::new();
+        let store = KeyedStore::open(&dir.path().join("db"), test_config()).unwrap();
+        let columns: Vec<StateColumnFamily> =
+            ["a", "b", "c"].iter().map(|name| StateColumnFamily::open(&store, name).unwrap()).collect();
+        let value = vec![7u8; 100];
+        for round in 0..3u32 {
+            for column in &columns {
+                for i in 0..20_000u32 {
+                    column.put(&[&round.to_be_bytes()[..], &i.to_be_bytes()[..]].concat(), &value).unwrap();
+                }
+            }
+            store.flush().unwrap();
+            for column in &columns {
+                assert_eq!(column.int_property("rocksdb.num-immutable-mem-table").unwrap(), Some(0));
+                assert_eq!(column.int_property("rocksdb.mem-table-flush-pending").unwrap(), Some(0));
+                assert_eq!(column.int_property("rocksdb.num-entries-active-mem-table").unwrap(), Some(0));
+            }
+        }
+    }
+
+    #[test]
     fn checkpoint_into_an_existing_directory_is_an_error() {
         let dir = crate::test_support::TempDir::new();
         let store = KeyedStore::open(&dir.path().join("db"), test_config()).unwrap();
