@@ -24,7 +24,18 @@ final class NotYetAccelerated implements NodeSubstitution {
                     "Deduplicate",
                     "ConstraintEnforcer",
                     "Join",
-                    "ChangelogNormalize");
+                    "ChangelogNormalize",
+                    "WindowAggregate",
+                    "LocalWindowAggregate",
+                    "GlobalWindowAggregate",
+                    "GroupWindowAggregate",
+                    "WindowDeduplicate",
+                    "WindowRank",
+                    "WindowJoin",
+                    "IntervalJoin",
+                    "TemporalJoin",
+                    "OverAggregate",
+                    "Match");
 
     @Nullable
     @Override
