@@ -418,6 +418,11 @@ mod tests_support {
             .unwrap()
     }
 
+    /// No sort field: every row ties, as in a deduplication by arrival.
+    pub(super) fn no_order() -> SortKey {
+        SortKey::new(vec![], 2).unwrap()
+    }
+
     pub(super) fn by_v_descending() -> SortKey {
         let sort = SortField { position: 1, field_type: FieldType::BigInt, ascending: false, nulls_last: true };
         SortKey::new(vec![sort], 2).unwrap()
@@ -470,7 +475,9 @@ mod tests_support {
 
 #[cfg(test)]
 mod tests {
-    use super::tests_support::{batch_of as batch, by_v_descending, key, ranker_for as ranker, ranker_with, row};
+    use super::tests_support::{
+        batch_of as batch, by_v_descending, key, no_order, ranker_for as ranker, ranker_with, row,
+    };
     use super::*;
     use crate::test_support::TempDir;
 
@@ -502,10 +509,15 @@ mod tests {
     fn keep_last_replaces_on_ties_but_not_with_an_identical_row() {
         for cache_bytes in [1 << 20, 0] {
             let dir = TempDir::new();
-            let no_order = SortKey::new(vec![], 2).unwrap();
-            let mut ranker =
-                ranker_with(&dir, cache_bytes, None, no_order, Replacement::FirstOrTieUnlessIdentical, KeptValue::Row)
-                    .unwrap();
+            let mut ranker = ranker_with(
+                &dir,
+                cache_bytes,
+                None,
+                no_order(),
+                Replacement::FirstOrTieUnlessIdentical,
+                KeptValue::Row,
+            )
+            .unwrap();
             let result = ranker.rank(&batch(&[(1, 5), (1, 5), (1, 6), (1, 5)]), 0).unwrap();
             assert_eq!(
                 decisions(&result),
@@ -536,9 +548,8 @@ mod tests {
     fn keep_first_keeps_a_seen_flag_per_key_and_rejects_every_later_row() {
         for cache_bytes in [1 << 20, 0] {
             let dir = TempDir::new();
-            let no_order = SortKey::new(vec![], 2).unwrap();
             let mut ranker =
-                ranker_with(&dir, cache_bytes, Some(100), no_order, Replacement::StrictlyFirst, KeptValue::SeenFlag)
+                ranker_with(&dir, cache_bytes, Some(100), no_order(), Replacement::StrictlyFirst, KeptValue::SeenFlag)
                     .unwrap();
             let result = ranker.rank(&batch(&[(1, 5), (1, 9), (2, 1)]), 1_000).unwrap();
             assert_eq!(decisions(&result), vec![(FIRST, -1, None), (REJECTED, -1, None), (FIRST, -1, None)]);
@@ -558,8 +569,7 @@ mod tests {
     #[test]
     fn a_seen_flag_ranker_that_could_replace_rows_is_refused() {
         let dir = TempDir::new();
-        let no_order = SortKey::new(vec![], 2).unwrap();
-        let err = ranker_with(&dir, 0, None, no_order, Replacement::FirstOrTie, KeptValue::SeenFlag).err().unwrap();
+        let err = ranker_with(&dir, 0, None, no_order(), Replacement::FirstOrTie, KeptValue::SeenFlag).err().unwrap();
         assert!(matches!(err, NativeError::InvalidArgument(_)), "{err}");
         let dir = TempDir::new();
         let sorted = ranker_with(&dir, 0, None, by_v_descending(), Replacement::StrictlyFirst, KeptValue::SeenFlag);

@@ -214,14 +214,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
             }
             return;
         }
-        if (!batch.fits(binary.getSizeInBytes() + key.getSizeInBytes())) {
-            processCurrentBatch();
-        }
-        boolean first = batch.isEmpty();
-        batch.add(binary, key, element);
-        if (batch.size() >= operatorConfig.batchRows()) {
-            processCurrentBatch();
-        } else if (first) {
+        if (append(binary, key, element)) {
             long due = batchNumber;
             long now = getProcessingTimeService().getCurrentProcessingTime();
             getProcessingTimeService()
@@ -233,6 +226,24 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                                 }
                             });
         }
+    }
+
+    /**
+     * Adds a row to the current batch, processing the batch first if the row does not fit and after
+     * if it is full; true if the row started a batch that is still open.
+     */
+    private boolean append(BinaryRowData row, BinaryRowData key, StreamRecord<?> record)
+            throws Exception {
+        if (!batch.fits(row.getSizeInBytes() + key.getSizeInBytes())) {
+            processCurrentBatch();
+        }
+        boolean first = batch.isEmpty();
+        batch.add(row, key, record);
+        if (batch.size() >= operatorConfig.batchRows()) {
+            processCurrentBatch();
+            return false;
+        }
+        return first;
     }
 
     /** Rows from the network are binary already; anything else is copied into its binary form. */
@@ -248,16 +259,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
      */
     protected final void flush() throws Exception {
         if (bundle != null && !bundle.isEmpty()) {
-            bundle.finish(
-                    (row, key) -> {
-                        if (!batch.fits(row.getSizeInBytes() + key.getSizeInBytes())) {
-                            processCurrentBatch();
-                        }
-                        batch.add(row, key, NO_TIMESTAMP);
-                        if (batch.size() >= operatorConfig.batchRows()) {
-                            processCurrentBatch();
-                        }
-                    });
+            bundle.finish((row, key) -> append(row, key, NO_TIMESTAMP));
         }
         processCurrentBatch();
     }

@@ -75,9 +75,9 @@ public final class MiniBatchBundle {
 
     /** Adds a row; true when the bundle is full and must be finished now. */
     public boolean add(BinaryRowData row, BinaryRowData key) {
-        Integer slot = slots.get(key);
+        // One lookup; a new key goes where Flink's get-then-put would put it.
+        Integer slot = slots.putIfAbsent(key, rows.size());
         if (slot == null) {
-            slots.put(key, rows.size());
             rows.add(row);
             if (spec.keep() == Keep.EVERY) {
                 laterRows.add(new ArrayList<>(0));

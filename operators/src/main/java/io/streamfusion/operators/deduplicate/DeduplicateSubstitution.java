@@ -63,25 +63,21 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                     whyNot(function != null ? function : FlinkOperators.bundleFunctionOf(node)));
         }
         Function function = flink.function();
-        boolean bundled = flink.miniBatch() != null;
         if (function instanceof ProcTimeDeduplicateKeepLastRowFunction) {
             return keepLastOnProcessingTime(node, flink, "inputIsInsertOnly", config);
         }
-        if (function instanceof ProcTimeMiniBatchDeduplicateKeepLastRowFunction && bundled) {
+        if (function instanceof ProcTimeMiniBatchDeduplicateKeepLastRowFunction) {
             return keepLastOnProcessingTime(node, flink, "inputInsertOnly", config);
         }
         if (function instanceof ProcTimeDeduplicateKeepFirstRowFunction
-                || function instanceof ProcTimeMiniBatchDeduplicateKeepFirstRowFunction
-                        && bundled) {
+                || function instanceof ProcTimeMiniBatchDeduplicateKeepFirstRowFunction) {
             return keepFirstOnProcessingTime(node, flink, config);
         }
-        if (function instanceof RowTimeDeduplicateFunction) {
+        if (function instanceof RowTimeDeduplicateFunction
+                || function instanceof RowTimeMiniBatchLatestChangeDeduplicateFunction) {
             return onRowTime(node, flink, config);
         }
-        if (function instanceof RowTimeMiniBatchLatestChangeDeduplicateFunction && bundled) {
-            return onRowTime(node, flink, config);
-        }
-        if (function instanceof RowTimeMiniBatchDeduplicateFunction && bundled) {
+        if (function instanceof RowTimeMiniBatchDeduplicateFunction) {
             if (flink.ttl().isEnabled()) {
                 return Decision.keep(
                         "with mini-batch and TTL, Flink's row-time deduplication rewrites each key's"
@@ -133,7 +129,6 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                         ((RowDataSerializer) node.getTypeSerializersIn()[0]).getArity(),
                         List.of(),
                         Top1Replacement.STRICTLY_FIRST,
-                        false,
                         false,
                         flink.ttl());
         return replace(

@@ -25,8 +25,7 @@ import javax.annotation.Nullable;
  *
  * @param function the function, in a {@code KeyedProcessOperator} or a {@code
  *     KeyedMapBundleOperator}
- * @param miniBatch the bundle of a mini-batch function (null without mini-batch, or when the bundle
- *     is not one this layer mirrors)
+ * @param miniBatch the bundle of a mini-batch function, null without mini-batch
  */
 record FlinkDeduplication(
         Function function,
@@ -39,7 +38,11 @@ record FlinkDeduplication(
     /** Declares the state type and retention of the mini-batch functions; package-private. */
     private static final String MINI_BATCH_BASE = PACKAGE + ".MiniBatchDeduplicateFunctionBase";
 
-    /** The deduplication at {@code node}, or null if it runs none. */
+    /**
+     * The deduplication at {@code node}, or null if it runs none the layer can read: no
+     * deduplication, one without Flink's common base, or a mini-batch one whose bundle the layer
+     * does not mirror (not count-triggered).
+     */
     @Nullable
     static FlinkDeduplication of(StreamNode node) throws ClassNotFoundException {
         Function function = FlinkOperators.functionOf(node);
@@ -56,16 +59,20 @@ record FlinkDeduplication(
         if (bundled == null || !bundled.getClass().getPackageName().equals(PACKAGE)) {
             return null;
         }
+        MiniBatchBundle.Spec bundle = bundleOf(node, bundled);
+        if (bundle == null) {
+            return null;
+        }
         Class<?> base = Class.forName(MINI_BATCH_BASE, false, bundled.getClass().getClassLoader());
         long retention = FlinkFields.read(bundled, base, "minRetentionTime");
         return new FlinkDeduplication(
                 bundled,
                 FlinkFields.read(bundled, base, "stateType"),
                 StateConfigUtil.createTtlConfig(retention),
-                bundleOf(node, bundled));
+                bundle);
     }
 
-    /** The bundle Flink keeps, if it is a count-triggered one of one row per key. */
+    /** The bundle Flink keeps, if the layer mirrors it: count-triggered, of a known function. */
     @Nullable
     private static MiniBatchBundle.Spec bundleOf(StreamNode node, Function bundled) {
         Object trigger =

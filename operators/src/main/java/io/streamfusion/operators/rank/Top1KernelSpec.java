@@ -22,7 +22,6 @@ import java.util.List;
  * @param rowArity the number of fields of the input rows
  * @param sortFields the ORDER BY, as the planner's comparator orders; none for arrival order
  * @param replacement when a row takes its key's place
- * @param keepsRows whether the state holds the kept row (else Flink's seen flag)
  * @param generateUpdateBefore whether a replaced row is retracted with UPDATE_BEFORE
  * @param ttlConfig the state's TTL, as Flink enables it from {@code table.exec.state.ttl}
  */
@@ -32,7 +31,6 @@ public record Top1KernelSpec(
         int rowArity,
         List<SortField> sortFields,
         Top1Replacement replacement,
-        boolean keepsRows,
         boolean generateUpdateBefore,
         StateTtlConfig ttlConfig)
         implements Serializable {
@@ -55,9 +53,13 @@ public record Top1KernelSpec(
                 inputRowType.toRowType().getFieldCount(),
                 sortFields,
                 replacement,
-                true,
                 generateUpdateBefore,
                 ttlConfig);
+    }
+
+    /** Whether the state holds the kept rows; otherwise it holds Flink's seen flags. */
+    public boolean keepsRows() {
+        return stateType instanceof InternalTypeInfo;
     }
 
     /** The state as Flink's operator registers it, TTL included. */
