@@ -5,11 +5,12 @@
 //! caught before any state is touched. Bump [`ABI_VERSION`] whenever a JNI signature or the
 //! encoding of a batch changes.
 
+use crate::columnar::group_agg::{self, functions::Function};
 use crate::columnar::top1::{Replacement, FIRST, REJECTED, REPLACED};
 use crate::columnar::upsert;
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 7;
+pub const ABI_VERSION: i32 = 8;
 
 /// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
 pub mod ttl_layout {
@@ -65,6 +66,16 @@ pub fn descriptor() -> String {
         upsert::LATEST,
         upsert::NOT_FOUND
     ));
+    out.push_str(&format!(
+        ";agg.nothing={};agg.insert={};agg.update={};agg.delete={}",
+        group_agg::NOTHING,
+        group_agg::INSERT,
+        group_agg::UPDATE,
+        group_agg::DELETE
+    ));
+    for (code, name) in Function::NAMES.iter().enumerate() {
+        out.push_str(&format!(";agg.function.{name}={code}"));
+    }
     out
 }
 

@@ -11,9 +11,11 @@
 pub mod batch_keys;
 pub mod binary_row;
 pub mod candidate_entries;
+pub mod group_agg;
 pub mod key_groups;
 pub mod row_identity;
 pub mod sort_key;
+pub mod stored_rows;
 pub mod top1;
 pub mod upsert;
 pub mod winner_cache;

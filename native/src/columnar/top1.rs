@@ -18,7 +18,6 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, Int32Array, Int8Array, StructArray};
 use arrow::datatypes::{DataType, Field, Fields};
-use rocksdb::DBPinnableSlice;
 
 pub use super::batch_keys::batch_type;
 use super::batch_keys::{key_and_row_columns, BatchKey, BatchKeys};
@@ -27,6 +26,8 @@ use super::binary_row::BinaryRow;
 use super::key_groups::row_hash;
 use super::key_groups::KeyGroupLayout;
 use super::sort_key::SortKey;
+pub use super::stored_rows::KeptValue;
+use super::stored_rows::{read_values, StoredValue, ValueFormat};
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
@@ -38,9 +39,6 @@ pub const REJECTED: i8 = 0;
 pub const FIRST: i8 = 1;
 /// A row that beats its key's winner.
 pub const REPLACED: i8 = 2;
-
-const TIMESTAMP_BYTES: usize = 8;
-const LENGTH_BYTES: usize = 4;
 
 /// When a row takes its key's place; the codes are the ordinals of Java's `Top1Replacement`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,18 +75,6 @@ impl Replacement {
     }
 }
 
-/// What a key's state value holds (Java's `Top1RankerSpec.keepsRows`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeptValue {
-    /// The kept row, as `RowDataSerializer` writes it.
-    Row,
-    /// Flink's `Boolean` `true` (one byte, as `BooleanSerializer` writes it): keep-first
-    /// deduplication on processing time only remembers that a key was seen.
-    SeenFlag,
-}
-
-const SEEN: [u8; 1] = [1];
-
 /// What a ranker ranks by and how its state is laid out.
 pub struct Top1Config {
     pub arity: usize,
@@ -100,6 +86,12 @@ pub struct Top1Config {
     /// Whether results carry the bytes of winners replaced from state or cache.
     pub return_replaced: bool,
     pub layout: KeyGroupLayout,
+}
+
+impl Top1Config {
+    fn format(&self) -> ValueFormat {
+        ValueFormat { kept: self.kept, ttl_millis: self.ttl_millis }
+    }
 }
 
 fn result_fields() -> Fields {
@@ -143,19 +135,6 @@ impl KeyOfBatch {
     }
 }
 
-/// A winner read from state: the stored value and where its row bytes are in it.
-struct StoredWinner<'a> {
-    value: DBPinnableSlice<'a>,
-    row_start: usize,
-    written_at: i64,
-}
-
-impl StoredWinner<'_> {
-    fn row(&self) -> &[u8] {
-        &self.value[self.row_start..]
-    }
-}
-
 /// The ranker of one operator instance: its state's column family, its cache, and the
 /// reservation that pays for the cache and the operator's batches.
 pub struct Top1Ranker {
@@ -194,7 +173,7 @@ impl Top1Ranker {
     }
 
     fn expired(&self, written_at: i64, now: i64) -> bool {
-        self.config.ttl_millis.is_some_and(|ttl| written_at.saturating_add(ttl) <= now)
+        self.config.format().expired(written_at, now)
     }
 
     /// Ranks a batch (see the module documentation) and returns one result entry per row:
@@ -206,7 +185,14 @@ impl Top1Ranker {
         let mut distinct: Vec<KeyOfBatch> = batch_keys.keys.iter().map(KeyOfBatch::new).collect();
         let key_of_row = batch_keys.key_of_row;
         let misses = self.look_up_cache(keys, &mut distinct, now);
-        let stored = read_stored(&self.column_family, &self.config, keys, &distinct, &misses)?;
+        let stored = read_values(
+            &self.column_family,
+            self.config.format(),
+            &self.config.layout,
+            misses
+                .iter()
+                .map(|&k| (distinct[k as usize].key_group, keys.value(distinct[k as usize].first_row as usize))),
+        )?;
         for (index, (&key, winner)) in misses.iter().zip(&stored).enumerate() {
             let expired = winner.as_ref().is_none_or(|w| self.expired(w.written_at, now));
             distinct[key as usize].winner = if expired { Winner::None } else { Winner::Stored(index as u32) };
@@ -274,7 +260,7 @@ impl Top1Ranker {
         misses
     }
 
-    fn winner_row<'a>(&'a self, winner: Winner, rows: &'a BinaryArray, stored: &'a [Option<StoredWinner>]) -> &'a [u8] {
+    fn winner_row<'a>(&'a self, winner: Winner, rows: &'a BinaryArray, stored: &'a [Option<StoredValue>]) -> &'a [u8] {
         match winner {
             Winner::Cached(slot) => &self.cache.get(slot).row,
             Winner::Stored(index) => stored[index as usize].as_ref().expect("a stored winner").row(),
@@ -295,16 +281,7 @@ impl Top1Ranker {
             let key_start = buffer.len();
             self.config.layout.write_state_key(&mut buffer, of_key.key_group, keys.value(of_key.first_row as usize));
             let value_start = buffer.len();
-            if self.config.ttl_millis.is_some() {
-                buffer.extend_from_slice(&now.to_be_bytes());
-            }
-            match self.config.kept {
-                KeptValue::Row => {
-                    buffer.extend_from_slice(&(row.len() as u32).to_be_bytes());
-                    buffer.extend_from_slice(row);
-                }
-                KeptValue::SeenFlag => buffer.extend_from_slice(&SEEN),
-            }
+            self.config.format().write_value(&mut buffer, row, now);
             entries.push((key_start, value_start, buffer.len()));
         }
         if entries.is_empty() {
@@ -316,75 +293,13 @@ impl Top1Ranker {
     }
 }
 
-/// The stored winners of `misses`, in order, with one multi-get.
-fn read_stored<'a>(
-    column_family: &'a StateColumnFamily,
-    config: &Top1Config,
-    keys: &BinaryArray,
-    distinct: &[KeyOfBatch],
-    misses: &[u32],
-) -> Result<Vec<Option<StoredWinner<'a>>>> {
-    if misses.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut buffer = Vec::new();
-    let mut bounds = Vec::with_capacity(misses.len());
-    for &index in misses {
-        let of_key = &distinct[index as usize];
-        let start = buffer.len();
-        config.layout.write_state_key(&mut buffer, of_key.key_group, keys.value(of_key.first_row as usize));
-        bounds.push((start, buffer.len()));
-    }
-    let state_keys: Vec<&[u8]> = bounds.iter().map(|&(start, end)| &buffer[start..end]).collect();
-    column_family
-        .multi_get_pinned(&state_keys)?
-        .into_iter()
-        .map(|value| value.map(|value| parse_stored(column_family, config, value)).transpose())
-        .collect()
-}
-
-fn parse_stored<'a>(
-    column_family: &StateColumnFamily,
-    config: &Top1Config,
-    value: DBPinnableSlice<'a>,
-) -> Result<StoredWinner<'a>> {
-    let corrupt = |len: usize| {
-        NativeError::CorruptState(format!(
-            "a value of {len} bytes in state '{}' is not a {}serialized {}",
-            column_family.name(),
-            if config.ttl_millis.is_some() { "TTL-stamped " } else { "" },
-            if config.kept == KeptValue::Row { "row" } else { "boolean" }
-        ))
-    };
-    let (written_at, length_at) = match config.ttl_millis {
-        Some(_) => {
-            let ts = value.get(..TIMESTAMP_BYTES).ok_or_else(|| corrupt(value.len()))?;
-            (i64::from_be_bytes(ts.try_into().expect("eight bytes")), TIMESTAMP_BYTES)
-        }
-        None => (i64::MIN, 0),
-    };
-    if config.kept == KeptValue::SeenFlag {
-        // Flink's keep-first writes only `true`; any one-byte value means the key was seen.
-        return match value.len() - length_at {
-            1 => Ok(StoredWinner { row_start: value.len(), value, written_at }),
-            _ => Err(corrupt(value.len())),
-        };
-    }
-    let row_start = length_at + LENGTH_BYTES;
-    let length = value.get(length_at..row_start).ok_or_else(|| corrupt(value.len()))?;
-    if u32::from_be_bytes(length.try_into().expect("four bytes")) as usize != value.len() - row_start {
-        return Err(corrupt(value.len()));
-    }
-    Ok(StoredWinner { value, row_start, written_at })
-}
-
 fn update_cache(
     cache: &mut WinnerCache,
     kept: KeptValue,
     keys: &BinaryArray,
     rows: &BinaryArray,
     distinct: &[KeyOfBatch],
-    stored: &[Option<StoredWinner>],
+    stored: &[Option<StoredValue>],
     now: i64,
 ) {
     for of_key in distinct {

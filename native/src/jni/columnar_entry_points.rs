@@ -18,26 +18,58 @@ use crate::columnar::key_groups::KeyGroupLayout;
 use crate::columnar::sort_key::{FieldType, SortField, SortKey};
 use crate::columnar::top1::{self, KeptValue, Replacement, Top1Config, Top1Ranker};
 use crate::error::NativeError;
+use crate::memory::MemoryReservation;
+use crate::store::StateColumnFamily;
 
 /// Ints per sort field in `openTop1Ranker`'s array: position, type code, ascending, nulls last.
 const SORT_FIELD_INTS: usize = 4;
 
-/// Longs in a ranker's statistics block: cache hits, cache misses, reserved bytes.
+/// Longs in a kernel's statistics block: cache hits, cache misses, reserved bytes.
 const STATS_LONGS: usize = 3;
 
-/// A ranker and the Java direct buffer it reports its statistics in after every batch, so that
+/// A kernel with a cache, which it reports on after every batch.
+pub(super) trait CachingKernel {
+    /// Cache hits and misses since the kernel was opened.
+    fn cache_stats(&self) -> (u64, u64);
+    /// Bytes of the slot budget the kernel holds.
+    fn reserved_bytes(&self) -> usize;
+}
+
+impl CachingKernel for Top1Ranker {
+    fn cache_stats(&self) -> (u64, u64) {
+        Top1Ranker::cache_stats(self)
+    }
+
+    fn reserved_bytes(&self) -> usize {
+        Top1Ranker::reserved_bytes(self)
+    }
+}
+
+/// A kernel and the Java direct buffer it reports its statistics in after every batch, so that
 /// metric threads read them without calling into the library (and never race a batch or a close).
-pub(super) struct RankerWithStats {
-    ranker: Top1Ranker,
+pub(super) struct WithStats<K> {
+    pub(super) kernel: K,
     stats: *mut u64,
-    // Keeps the buffer, and so `stats`, alive for as long as the ranker.
+    // Keeps the buffer, and so `stats`, alive for as long as the kernel.
     _stats_buffer: GlobalRef,
 }
 
-impl RankerWithStats {
-    fn publish_stats(&self) {
-        let (hits, misses) = self.ranker.cache_stats();
-        let values = [hits, misses, self.ranker.reserved_bytes() as u64];
+impl<K: CachingKernel> WithStats<K> {
+    /// Pairs `kernel` with `stats_buffer`, a direct buffer of three aligned native-order longs.
+    pub(super) fn new(env: &mut JNIEnv, kernel: K, stats_buffer: &JByteBuffer) -> CallResult<WithStats<K>> {
+        let stats = env.get_direct_buffer_address(stats_buffer)?;
+        if env.get_direct_buffer_capacity(stats_buffer)? < STATS_LONGS * 8 || !(stats as usize).is_multiple_of(8) {
+            return Err(NativeError::Internal("a kernel's statistics need 24 aligned bytes".into()).into());
+        }
+        let with_stats =
+            WithStats { kernel, stats: stats as *mut u64, _stats_buffer: env.new_global_ref(stats_buffer)? };
+        with_stats.publish_stats();
+        Ok(with_stats)
+    }
+
+    pub(super) fn publish_stats(&self) {
+        let (hits, misses) = self.kernel.cache_stats();
+        let values = [hits, misses, self.kernel.reserved_bytes() as u64];
         for (i, value) in values.into_iter().enumerate() {
             // SAFETY: `stats` points at STATS_LONGS aligned longs of a direct buffer this struct keeps
             // alive; readers on other threads only need each long whole, which aligned stores give.
@@ -119,6 +151,22 @@ pub(super) fn export_result(result: StructArray, result_array: jlong, result_sch
     Ok(())
 }
 
+/// Reserves a kernel's cache and the operator's batch memory from the slot budget: both if the
+/// slot can spare them, else only the batches (and no cache), else nothing. Returns the
+/// reservation and the cache bytes it covers.
+pub(super) fn reserve_kernel_memory(
+    column_family: &StateColumnFamily,
+    cache_bytes: jlong,
+    batch_memory_bytes: jlong,
+) -> (Option<MemoryReservation>, usize) {
+    let (cache, batches) = (cache_bytes.max(0) as usize, batch_memory_bytes.max(0) as usize);
+    let memory = column_family.store().memory();
+    match memory.reserve(cache + batches) {
+        Some(reservation) => (Some(reservation), cache),
+        None => (memory.reserve(batches), 0),
+    }
+}
+
 fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<SortKey> {
     let len = env.get_array_length(fields)? as usize;
     let mut ints = vec![0; len];
@@ -141,9 +189,8 @@ fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<So
     Ok(SortKey::new(fields, arity)?)
 }
 
-/// Opens a ranker over the state in `column_family`, reserving its cache and the operator's
-/// batch memory from the slot budget: both if the slot can spare them, else only the batches (and
-/// no cache), else nothing. `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct
+/// Opens a ranker over the state in `column_family`, reserving its memory with
+/// [`reserve_kernel_memory`]. `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct
 /// buffer of three native-order longs the ranker keeps its statistics in.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
@@ -168,10 +215,6 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
 ) -> jlong {
     call(&mut env, 0, |env| {
         check_schema(batch_schema, &top1::batch_type())?;
-        let stats = env.get_direct_buffer_address(&stats_buffer)?;
-        if env.get_direct_buffer_capacity(&stats_buffer)? < STATS_LONGS * 8 || !(stats as usize).is_multiple_of(8) {
-            return Err(NativeError::Internal("a ranker's statistics need 24 aligned bytes".into()).into());
-        }
         let column_family = unsafe { borrow::<ColumnFamilyHandle>(column_family)? }.clone();
         let arity = usize::try_from(arity).map_err(|_| NativeError::Internal(format!("row arity {arity}")))?;
         let layout = key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?;
@@ -184,19 +227,9 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             return_replaced: return_replaced == JNI_TRUE,
             layout,
         };
-        let (cache, batches) = (cache_bytes.max(0) as usize, batch_memory_bytes.max(0) as usize);
-        let memory = column_family.store().memory();
-        let (reservation, cache) = match memory.reserve(cache + batches) {
-            Some(reservation) => (Some(reservation), cache),
-            None => (memory.reserve(batches), 0),
-        };
-        let ranker = RankerWithStats {
-            ranker: Top1Ranker::new(column_family, config, cache, reservation)?,
-            stats: stats as *mut u64,
-            _stats_buffer: env.new_global_ref(&stats_buffer)?,
-        };
-        ranker.publish_stats();
-        Ok(into_handle::<Top1RankerHandle>(ranker))
+        let (reservation, cache) = reserve_kernel_memory(&column_family, cache_bytes, batch_memory_bytes);
+        let ranker = Top1Ranker::new(column_family, config, cache, reservation)?;
+        Ok(into_handle::<Top1RankerHandle>(WithStats::new(env, ranker, &stats_buffer)?))
     })
 }
 
@@ -215,7 +248,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rank
     call(&mut env, (), |_| {
         let batch = import_batch(batch_array)?;
         let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
-        let result = ranker.ranker.rank(&batch, now_millis)?;
+        let result = ranker.kernel.rank(&batch, now_millis)?;
         ranker.publish_stats();
         Ok(export_result(result, result_array, result_schema)?)
     })

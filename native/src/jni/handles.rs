@@ -19,7 +19,10 @@ pub(super) type ColumnFamilyHandle = StateColumnFamily;
 /// `NativeKeyGroupScan`: a point-in-time scan in key-group order.
 pub(super) type ScanHandle = KeyGroupScan;
 /// `NativeTop1Ranker`: one Top-1 operator instance's ranker, with its statistics block.
-pub(super) type Top1RankerHandle = super::columnar_entry_points::RankerWithStats;
+pub(super) type Top1RankerHandle = super::columnar_entry_points::WithStats<crate::columnar::top1::Top1Ranker>;
+/// `NativeGroupAggregator`: one group aggregate operator instance's aggregator, with its statistics block.
+pub(super) type GroupAggregatorHandle =
+    super::columnar_entry_points::WithStats<crate::columnar::group_agg::GroupAggregator>;
 /// `NativeUpsertMaterializer`: one sink upsert materializer instance.
 pub(super) type UpsertMaterializerHandle = crate::columnar::upsert::UpsertMaterializer;
 

@@ -6,6 +6,7 @@
 
 mod columnar_entry_points;
 mod entry_points;
+mod group_agg_entry_points;
 mod guard;
 mod handles;
 mod snapshot_entry_points;

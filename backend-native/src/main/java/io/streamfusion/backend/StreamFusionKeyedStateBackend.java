@@ -6,6 +6,8 @@ import io.streamfusion.api.CandidateIndexBackend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
 import io.streamfusion.api.columnar.FlinkUpsertState;
+import io.streamfusion.api.columnar.GroupAggregator;
+import io.streamfusion.api.columnar.GroupAggregatorSpec;
 import io.streamfusion.api.columnar.Top1Ranker;
 import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.api.columnar.UpsertMaterializer;
@@ -13,6 +15,7 @@ import io.streamfusion.api.columnar.UpsertMaterializerSpec;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.columnar.ColumnarKernelContext;
+import io.streamfusion.backend.columnar.GroupAggregatorFactory;
 import io.streamfusion.backend.columnar.Top1RankerFactory;
 import io.streamfusion.backend.columnar.UpsertMaterializerFactory;
 import io.streamfusion.backend.memory.SlotMemory;
@@ -569,6 +572,25 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         batchSchemaAddress);
         openKernels.add(ranker);
         return ranker;
+    }
+
+    @Override
+    public GroupAggregator openGroupAggregator(
+            ValueStateDescriptor<?> accState, GroupAggregatorSpec spec, long batchSchemaAddress)
+            throws Exception {
+        checkRowDataSerializer("key", keySerializer);
+        getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, accState);
+        checkRowDataSerializer(
+                "value of state '" + accState.getName() + "'", accState.getSerializer());
+        GroupAggregator aggregator =
+                GroupAggregatorFactory.open(
+                        kvStateInformation.get(accState.getName()).columnFamily(),
+                        accState,
+                        spec,
+                        kernelContext(),
+                        batchSchemaAddress);
+        openKernels.add(aggregator);
+        return aggregator;
     }
 
     @Override

@@ -28,6 +28,19 @@ public interface ColumnarKeyedStateBackend {
             throws Exception;
 
     /**
+     * Opens a group aggregator over {@code accState}, registered as {@code getState} would register
+     * it (TTL included). Its values must be {@code RowData} of number fields written by Flink's
+     * {@code RowDataSerializer}, the accumulator rows of {@code spec}'s calls, under keys that are
+     * {@code RowData} too.
+     *
+     * @param batchSchemaAddress the address of an Arrow C Data Interface {@code ArrowSchema}
+     *     holding {@link Top1Ranker#BATCH_SCHEMA}'s layout; checked and released
+     */
+    GroupAggregator openGroupAggregator(
+            ValueStateDescriptor<?> accState, GroupAggregatorSpec spec, long batchSchemaAddress)
+            throws Exception;
+
+    /**
      * Opens an upsert materializer over the candidate index {@code indexName}, registered as a
      * candidate index with {@code ttlConfig}. Keys and rows must be {@code RowData}.
      *

@@ -40,22 +40,13 @@ public final class Top1RankerFactory {
                         context.keyGroupRange().getStartKeyGroup(),
                         context.keyGroupRange().getEndKeyGroup(),
                         batchSchemaAddress);
-        long reserved = ranker.reservedBytes();
-        long wanted = spec.cacheBytes() + spec.batchMemoryBytes();
-        if (reserved < wanted) {
-            LOG.warn(
-                    "The Top-1 ranker of state '{}' got {} of the {} bytes it asked of the slot's"
-                            + " memory budget ({} for its cache, {} for batches): it runs {}. Give the"
-                            + " slot more managed memory or lower streamfusion.operators.cache-size.",
-                    winnerState.getName(),
-                    reserved,
-                    wanted,
-                    spec.cacheBytes(),
-                    spec.batchMemoryBytes(),
-                    reserved == 0
-                            ? "without a cache, and its batches are not charged to the budget"
-                            : "without a cache");
-        }
+        KernelBudget.warnIfShort(
+                LOG,
+                "Top-1 ranker",
+                winnerState.getName(),
+                ranker.reservedBytes(),
+                spec.cacheBytes(),
+                spec.batchMemoryBytes());
         return new StreamFusionTop1Ranker(ranker, context.ttlClock());
     }
 }

@@ -1,6 +1,8 @@
 package io.streamfusion.backend.nativelib;
 
+import io.streamfusion.api.columnar.AggregateFunction;
 import io.streamfusion.api.columnar.BinaryFieldType;
+import io.streamfusion.api.columnar.GroupAggregator;
 import io.streamfusion.api.columnar.Top1Ranker;
 import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.api.columnar.UpsertMaterializer;
@@ -16,7 +18,7 @@ import java.util.Locale;
 final class NativeAbi {
 
     /** Bump with native/src/abi.rs whenever a JNI signature or a batch encoding changes. */
-    static final int VERSION = 7;
+    static final int VERSION = 8;
 
     private NativeAbi() {}
 
@@ -49,6 +51,16 @@ final class NativeAbi {
         out.append(";upsert.delete=").append(UpsertMaterializer.DELETE);
         out.append(";upsert.latest=").append(UpsertMaterializer.LATEST);
         out.append(";upsert.not-found=").append(UpsertMaterializer.NOT_FOUND);
+        out.append(";agg.nothing=").append(GroupAggregator.NOTHING);
+        out.append(";agg.insert=").append(GroupAggregator.INSERT);
+        out.append(";agg.update=").append(GroupAggregator.UPDATE);
+        out.append(";agg.delete=").append(GroupAggregator.DELETE);
+        for (AggregateFunction function : AggregateFunction.values()) {
+            out.append(";agg.function.")
+                    .append(lowerCaseName(function))
+                    .append('=')
+                    .append(function.ordinal());
+        }
         return out.toString();
     }
 }

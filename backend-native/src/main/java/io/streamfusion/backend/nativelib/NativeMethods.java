@@ -114,6 +114,32 @@ final class NativeMethods {
 
     static native void closeTop1Ranker(long ranker);
 
+    static native long openGroupAggregator(
+            long columnFamily,
+            int inputArity,
+            int[] calls,
+            int valueArity,
+            int countStarField,
+            boolean generateUpdateBefore,
+            long cacheBytes,
+            long batchMemoryBytes,
+            long ttlMillis,
+            int keyGroupPrefixBytes,
+            int maxParallelism,
+            int firstKeyGroup,
+            int lastKeyGroup,
+            long batchSchemaAddress,
+            ByteBuffer statsBuffer);
+
+    static native void aggregateGroupBatch(
+            long aggregator,
+            long batchArrayAddress,
+            long resultArrayAddress,
+            long resultSchemaAddress,
+            long nowMillis);
+
+    static native void closeGroupAggregator(long aggregator);
+
     static native long openUpsertMaterializer(
             long candidateColumnFamily,
             long flinkListColumnFamily,

@@ -3,9 +3,6 @@ package io.streamfusion.backend.nativelib;
 import io.streamfusion.api.columnar.SortField;
 import io.streamfusion.api.columnar.Top1RankerSpec;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-
 /**
  * The native Top-1 ranker of one operator instance (native/src/columnar/top1.rs), over the column
  * family of its winner state. It holds its own reference to the store, and its share of the slot
@@ -13,13 +10,9 @@ import java.nio.ByteOrder;
  */
 public final class NativeTop1Ranker extends NativeHandle {
 
-    /**
-     * Cache hits, cache misses and reserved bytes, written by the native ranker after each batch:
-     * metric threads read them here, never calling into the library.
-     */
-    private final ByteBuffer stats;
+    private final NativeKernelStats stats;
 
-    private NativeTop1Ranker(long handle, String stateName, ByteBuffer stats) {
+    private NativeTop1Ranker(long handle, String stateName, NativeKernelStats stats) {
         super(handle, "StreamFusion Top-1 ranker of state '" + stateName + "'");
         this.stats = stats;
     }
@@ -47,7 +40,7 @@ public final class NativeTop1Ranker extends NativeHandle {
             fields[at++] = field.ascending() ? 1 : 0;
             fields[at++] = field.nullsLast() ? 1 : 0;
         }
-        ByteBuffer stats = ByteBuffer.allocateDirect(3 * Long.BYTES).order(ByteOrder.nativeOrder());
+        NativeKernelStats stats = new NativeKernelStats();
         long handle =
                 NativeMethods.openTop1Ranker(
                         columnFamily.handle(),
@@ -64,7 +57,7 @@ public final class NativeTop1Ranker extends NativeHandle {
                         firstKeyGroup,
                         lastKeyGroup,
                         batchSchemaAddress,
-                        stats);
+                        stats.buffer());
         return new NativeTop1Ranker(handle, columnFamily.stateName(), stats);
     }
 
@@ -77,17 +70,17 @@ public final class NativeTop1Ranker extends NativeHandle {
 
     /** Cache hits since the ranker opened, as of its last batch; readable from any thread. */
     public long cacheHits() {
-        return stats.getLong(0);
+        return stats.cacheHits();
     }
 
     /** Cache misses since the ranker opened, as of its last batch; readable from any thread. */
     public long cacheMisses() {
-        return stats.getLong(Long.BYTES);
+        return stats.cacheMisses();
     }
 
     /** Bytes of the slot budget the ranker reserved. */
     public long reservedBytes() {
-        return stats.getLong(2 * Long.BYTES);
+        return stats.reservedBytes();
     }
 
     @Override

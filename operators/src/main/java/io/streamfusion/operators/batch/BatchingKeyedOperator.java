@@ -7,9 +7,13 @@ import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
@@ -130,11 +134,19 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     }
 
     /**
+     * Runs {@code kernel} on {@code batch} (see {@link #runKernelRaw}) and reads its result as a
+     * {@link KernelResult}, which the caller closes.
+     */
+    protected final KernelResult runKernel(RowBatch batch, BatchKernel kernel) {
+        return new KernelResult(runKernelRaw(batch, kernel));
+    }
+
+    /**
      * Exports {@code batch}, hands it to {@code kernel} in one call, and imports the kernel's
      * result, which the caller closes. The kernel takes the exported batch over and releases it,
      * also when it fails.
      */
-    protected final KernelResult runKernel(RowBatch batch, BatchKernel kernel) {
+    protected final StructVector runKernelRaw(RowBatch batch, BatchKernel kernel) {
         batch.exportTo(batchArray);
         // Importing a result closes these structs; they are closed here only if there is none.
         ArrowArray resultArray = ArrowArray.allocateNew(allocator);
@@ -152,8 +164,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
             // A no-op once the kernel released the batch; frees it if the call failed first.
             batchArray.release();
         }
-        return new KernelResult(
-                (StructVector) Data.importVector(allocator, resultArray, resultSchema, null));
+        return (StructVector) Data.importVector(allocator, resultArray, resultSchema, null);
     }
 
     /**
@@ -196,6 +207,23 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
 
     /** Releases what {@link #openKernel} opened; also called after a failure. */
     protected abstract void closeKernel() throws Exception;
+
+    /**
+     * Registers the timer service that Flink's {@code KeyedProcessOperator} registers whether or
+     * not its function uses timers, so that this operator's state looks like the one it replaces.
+     */
+    protected final void registerUserTimers() {
+        getInternalTimerService("user-timers", VoidNamespaceSerializer.INSTANCE, NO_TIMERS);
+    }
+
+    private static final Triggerable<Object, VoidNamespace> NO_TIMERS =
+            new Triggerable<>() {
+                @Override
+                public void onEventTime(InternalTimer<Object, VoidNamespace> timer) {}
+
+                @Override
+                public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) {}
+            };
 
     /** The framework computes no key per record: {@link #processElement} does, for the batch. */
     @Override

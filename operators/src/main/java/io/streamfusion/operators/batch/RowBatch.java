@@ -31,6 +31,7 @@ public final class RowBatch implements AutoCloseable {
     private final VarBinaryVector keys;
     private final VarBinaryVector rows;
     private final RowData[] rowObjects;
+    private final BinaryRowData[] keyObjects;
     private final long[] timestamps;
     private final boolean[] hasTimestamp;
     private final long maxDataBytes;
@@ -47,6 +48,7 @@ public final class RowBatch implements AutoCloseable {
         this.keys = struct.addOrGet("key", notNull(), VarBinaryVector.class);
         this.rows = struct.addOrGet("row", notNull(), VarBinaryVector.class);
         this.rowObjects = new RowData[capacity];
+        this.keyObjects = new BinaryRowData[capacity];
         this.timestamps = new long[capacity];
         this.hasTimestamp = new boolean[capacity];
         this.maxDataBytes = maxDataBytes;
@@ -85,6 +87,7 @@ public final class RowBatch implements AutoCloseable {
         setBytes(rows, size, row);
         struct.setIndexDefined(size);
         rowObjects[size] = row;
+        keyObjects[size] = key;
         hasTimestamp[size] = record.hasTimestamp();
         timestamps[size] = record.getTimestamp();
         dataBytes += key.getSizeInBytes() + row.getSizeInBytes();
@@ -106,6 +109,11 @@ public final class RowBatch implements AutoCloseable {
     /** The row at {@code index}, as it arrived. */
     public RowData row(int index) {
         return rowObjects[index];
+    }
+
+    /** The key of the row at {@code index}. */
+    public BinaryRowData key(int index) {
+        return keyObjects[index];
     }
 
     public boolean hasTimestamp(int index) {
@@ -130,6 +138,7 @@ public final class RowBatch implements AutoCloseable {
     /** Empties the batch, keeping its buffers for the next one. */
     public void clear() {
         java.util.Arrays.fill(rowObjects, 0, size, null);
+        java.util.Arrays.fill(keyObjects, 0, size, null);
         struct.reset();
         size = 0;
         dataBytes = 0;
@@ -138,6 +147,7 @@ public final class RowBatch implements AutoCloseable {
     @Override
     public void close() {
         java.util.Arrays.fill(rowObjects, null);
+        java.util.Arrays.fill(keyObjects, null);
         struct.close();
     }
 }

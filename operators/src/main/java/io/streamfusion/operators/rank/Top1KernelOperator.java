@@ -8,11 +8,7 @@ import io.streamfusion.operators.batch.BatchingKeyedOperator;
 import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
-import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
@@ -26,8 +22,7 @@ import org.apache.arrow.memory.BufferAllocator;
  *
  * <p>Rows are written when they change, so nothing is left to flush at a checkpoint.
  */
-public abstract class Top1KernelOperator extends BatchingKeyedOperator
-        implements Triggerable<Object, VoidNamespace> {
+public abstract class Top1KernelOperator extends BatchingKeyedOperator {
 
     private static final long serialVersionUID = 1L;
 
@@ -45,9 +40,7 @@ public abstract class Top1KernelOperator extends BatchingKeyedOperator
 
     @Override
     protected void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception {
-        // Flink's KeyedProcessOperator registers this timer service whether or not its function
-        // uses timers; registering it too keeps the two operators' state alike.
-        getInternalTimerService("user-timers", VoidNamespaceSerializer.INSTANCE, this);
+        registerUserTimers();
         ColumnarKeyedStateBackend backend = columnarBackend();
         Top1RankerSpec rankerSpec =
                 new Top1RankerSpec(
@@ -104,10 +97,4 @@ public abstract class Top1KernelOperator extends BatchingKeyedOperator
             ranker.close();
         }
     }
-
-    @Override
-    public void onEventTime(InternalTimer<Object, VoidNamespace> timer) {}
-
-    @Override
-    public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) {}
 }

@@ -2,6 +2,7 @@ package io.streamfusion.operators.substitution;
 
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.OperatorOptions;
+import io.streamfusion.operators.aggregate.GroupAggregateSubstitution;
 import io.streamfusion.operators.deduplicate.DeduplicateSubstitution;
 import io.streamfusion.operators.rank.Top1Substitution;
 import io.streamfusion.operators.sink.UpsertMaterializerSubstitution;
@@ -40,6 +41,7 @@ public final class StreamGraphRewriter {
             List.of(
                     new Top1Substitution(),
                     new DeduplicateSubstitution(),
+                    new GroupAggregateSubstitution(),
                     new UpsertMaterializerSubstitution(),
                     new NotYetAccelerated());
 

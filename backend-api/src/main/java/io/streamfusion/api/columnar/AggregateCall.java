@@ -1,0 +1,36 @@
+package io.streamfusion.api.columnar;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+
+/**
+ * One aggregate call of a {@code GROUP BY} as a {@link GroupAggregator} computes it.
+ *
+ * @param function the aggregate function
+ * @param argumentField the argument's position in the input rows; -1 for {@code COUNT(*)}
+ * @param argumentType how the argument is stored; null for {@code COUNT(*)}
+ * @param filterField the position of the BOOLEAN field that FILTERs the call; -1 for none
+ */
+public record AggregateCall(
+        AggregateFunction function,
+        int argumentField,
+        @Nullable BinaryFieldType argumentType,
+        int filterField)
+        implements Serializable {
+
+    public AggregateCall {
+        if ((argumentField < 0) != (argumentType == null)) {
+            throw new IllegalArgumentException("An argument needs a position and a type");
+        }
+        if ((function == AggregateFunction.COUNT_STAR) != (argumentField < 0)) {
+            throw new IllegalArgumentException(
+                    function + " takes " + (argumentField < 0 ? "an argument" : "no argument"));
+        }
+    }
+
+    /** {@code COUNT(*)}, filtered by {@code filterField} (-1 for none). */
+    public static AggregateCall countStar(int filterField) {
+        return new AggregateCall(AggregateFunction.COUNT_STAR, -1, null, filterField);
+    }
+}

@@ -1,0 +1,30 @@
+package io.streamfusion.api.columnar;
+
+/**
+ * The aggregate functions a {@link GroupAggregator} computes natively, each as Flink's planner
+ * generates its declarative twin for numbers (TINYINT to BIGINT, FLOAT, DOUBLE). The ordinals are
+ * the codes native/src/columnar/group_agg/functions.rs reads.
+ */
+public enum AggregateFunction {
+    /** {@code COUNT(*)} ({@code Count1AggFunction}), also the row count the planner adds. */
+    COUNT_STAR,
+    /** {@code COUNT(x)} ({@code CountAggFunction}): the non-NULL arguments. */
+    COUNT,
+    /** {@code SUM} of insert-only input ({@code SumAggFunction}). */
+    SUM,
+    /** {@code SUM} of input with retractions ({@code SumWithRetractAggFunction}). */
+    SUM_WITH_RETRACT,
+    /** {@code $SUM0}, a SUM starting at 0 ({@code Sum0AggFunction}). */
+    SUM0,
+    /** {@code AVG} ({@code AvgAggFunction}), with or without retractions. */
+    AVG,
+    /** {@code MAX} of insert-only input ({@code MaxAggFunction}). */
+    MAX,
+    /** {@code MIN} of insert-only input ({@code MinAggFunction}). */
+    MIN;
+
+    /** Whether the function has a retract method. */
+    public boolean retracts() {
+        return this != SUM && this != MAX && this != MIN;
+    }
+}

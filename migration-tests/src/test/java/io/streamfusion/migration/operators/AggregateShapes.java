@@ -1,0 +1,219 @@
+package io.streamfusion.migration.operators;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.types.Row;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The {@code GROUP BY} shapes of the parity test: every function and number type the native kernels
+ * compute, over insert-only input and over retractions (a second aggregation level, and a
+ * deduplication's updates, which empty groups), with FILTERs, a composite key, TTL, small batches
+ * and the cache off.
+ *
+ * <p>Every shape reads rows {@code (k INT, k2 STRING, v BIGINT, i INT, t TINYINT, s SMALLINT, d
+ * DOUBLE, f FLOAT, p INT)} drawn from a fixed seed, with NULLs, values that overflow their type's
+ * sum, NaN and -0.0; the view adds a processing-time attribute {@code pt}.
+ */
+final class AggregateShapes {
+
+    private static final int ROWS = 600;
+    private static final int KEYS = 23;
+
+    private AggregateShapes() {}
+
+    static List<ParityHarness.Shape> all() {
+        String bigints = "COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v)";
+        String bigintSink = "c BIGINT, cv BIGINT, sv BIGINT, mn BIGINT, mx BIGINT, av BIGINT";
+        List<ParityHarness.Shape> shapes = new ArrayList<>();
+        shapes.add(byK("BIGINT count, sum, min, max, avg", bigints, bigintSink, false, Map.of()));
+        shapes.add(byK("upsert sink (no UPDATE_BEFORE)", bigints, bigintSink, true, Map.of()));
+        shapes.add(
+                byK(
+                        "ttl 1 h re-emits unchanged values, batches of 3, no cache",
+                        bigints,
+                        bigintSink,
+                        false,
+                        Map.of(
+                                "table.exec.state.ttl",
+                                "1 h",
+                                "streamfusion.operators.batch-rows",
+                                "3",
+                                "streamfusion.operators.cache-size",
+                                "0")));
+        shapes.add(
+                byK(
+                        "narrow integers wrap and truncate",
+                        "SUM(t), SUM(s), SUM(i), AVG(t), AVG(s), AVG(i), MIN(t), MAX(s)",
+                        "st TINYINT, ss SMALLINT, si INT, vt TINYINT, vs SMALLINT, vi INT,"
+                                + " mt TINYINT, ms SMALLINT",
+                        false,
+                        Map.of()));
+        shapes.add(
+                byK(
+                        "floating point with NaN and -0.0",
+                        "SUM(d), SUM(f), AVG(d), AVG(f), MIN(d), MAX(d), MIN(f), MAX(f)",
+                        "sd DOUBLE, sf FLOAT, ad DOUBLE, af FLOAT, nd DOUBLE, xd DOUBLE, nf FLOAT,"
+                                + " xf FLOAT",
+                        false,
+                        Map.of()));
+        shapes.add(
+                byK(
+                        "FILTER clauses",
+                        "COUNT(*) FILTER (WHERE v > 0), SUM(v) FILTER (WHERE i < 0),"
+                                + " MAX(i) FILTER (WHERE v IS NULL), COUNT(d)",
+                        "c BIGINT, sv BIGINT, mi INT, cd BIGINT",
+                        false,
+                        Map.of()));
+        shapes.add(
+                shape(
+                        "composite key (INT, STRING)",
+                        "SELECT k, k2, SUM(v), COUNT(*) FROM src GROUP BY k, k2",
+                        "k INT, k2 STRING, sv BIGINT, c BIGINT",
+                        false,
+                        Map.of(),
+                        0,
+                        1));
+        return shapes;
+    }
+
+    /**
+     * Shapes with two stateful levels, whose second level aggregates retractions: a GROUP BY over a
+     * GROUP BY, and over a deduplication's updates, which empty groups.
+     */
+    static List<ParityHarness.Shape> twoLevels() {
+        List<ParityHarness.Shape> shapes = new ArrayList<>();
+        String counts = "(SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k)";
+        shapes.add(
+                shape(
+                        "two levels: SUM, AVG and COUNT of retractions",
+                        "SELECT c, COUNT(*), SUM(s), AVG(s), COUNT(s) FROM "
+                                + counts
+                                + " GROUP BY c",
+                        "c BIGINT, n BIGINT, ss BIGINT, sa BIGINT, sc BIGINT",
+                        false,
+                        Map.of(),
+                        0));
+        shapes.add(
+                shape(
+                        "two levels: the planner's row count, batches of 7",
+                        "SELECT c, SUM(s), AVG(s) FROM " + counts + " GROUP BY c",
+                        "c BIGINT, ss BIGINT, sa BIGINT",
+                        false,
+                        Map.of("streamfusion.operators.batch-rows", "7"),
+                        0));
+        String lastPerKey =
+                "(SELECT k, i, v, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt"
+                        + " DESC) AS rn FROM src) WHERE rn = 1)";
+        shapes.add(
+                shape(
+                        "updates of a deduplication empty groups",
+                        "SELECT i, COUNT(*), SUM(v), AVG(d), COUNT(v) FROM "
+                                + lastPerKey
+                                + " GROUP BY i",
+                        "i INT, c BIGINT, sv BIGINT, ad DOUBLE, cv BIGINT",
+                        false,
+                        Map.of(),
+                        0));
+        return shapes;
+    }
+
+    /** {@code SELECT k, <aggregates> FROM src GROUP BY k}. */
+    private static ParityHarness.Shape byK(
+            String name,
+            String aggregates,
+            String valueColumns,
+            boolean upsertSink,
+            Map<String, String> options) {
+        return shape(
+                name,
+                "SELECT k, " + aggregates + " FROM src GROUP BY k",
+                "k INT, " + valueColumns + (upsertSink ? ", PRIMARY KEY (k) NOT ENFORCED" : ""),
+                upsertSink,
+                options,
+                0);
+    }
+
+    private static ParityHarness.Shape shape(
+            String name,
+            String query,
+            String sinkColumns,
+            boolean upsertSink,
+            Map<String, String> options,
+            int... keyColumns) {
+        return new ParityHarness.Shape(
+                name,
+                new String[] {"k", "k2", "v", "i", "t", "s", "d", "f", "p"},
+                new TypeInformation<?>[] {
+                    Types.INT,
+                    Types.STRING,
+                    Types.LONG,
+                    Types.INT,
+                    Types.BYTE,
+                    Types.SHORT,
+                    Types.DOUBLE,
+                    Types.FLOAT,
+                    Types.INT
+                },
+                rows(),
+                "SELECT *, PROCTIME() AS pt FROM scripted",
+                sinkColumns,
+                upsertSink,
+                "INSERT INTO sink " + query,
+                options,
+                keyColumns);
+    }
+
+    private static List<Row> rows() {
+        Random random = new Random(13);
+        List<Row> rows = new ArrayList<>(ROWS);
+        for (int p = 0; p < ROWS; p++) {
+            int key = random.nextInt(KEYS);
+            String second = random.nextInt(9) == 0 ? null : "s" + (key % 3) + "é";
+            rows.add(
+                    Row.of(
+                            key,
+                            second,
+                            orNull(random, bigint(random)),
+                            orNull(random, integer(random)),
+                            orNull(random, (byte) random.nextInt(256)),
+                            orNull(random, (short) (random.nextInt(65536) - 32768)),
+                            orNull(random, floating(random)),
+                            orNull(random, (float) floating(random)),
+                            p));
+        }
+        return rows;
+    }
+
+    private static <T> T orNull(Random random, T value) {
+        return random.nextInt(8) == 0 ? null : value;
+    }
+
+    private static long bigint(Random random) {
+        int pick = random.nextInt(20);
+        return pick == 0 ? Long.MAX_VALUE : pick == 1 ? Long.MIN_VALUE + 1 : random.nextInt(7) - 3;
+    }
+
+    private static int integer(Random random) {
+        return random.nextInt(20) == 0 ? Integer.MAX_VALUE : random.nextInt(11) - 5;
+    }
+
+    private static double floating(Random random) {
+        switch (random.nextInt(12)) {
+            case 0:
+                return Double.NaN;
+            case 1:
+                return -0.0;
+            case 2:
+                return 0.0;
+            case 3:
+                return 16_777_217.0;
+            default:
+                return (random.nextInt(2001) - 1000) / 8.0;
+        }
+    }
+}

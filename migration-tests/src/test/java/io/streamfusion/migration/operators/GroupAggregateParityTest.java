@@ -1,0 +1,154 @@
+package io.streamfusion.migration.operators;
+
+import io.streamfusion.migration.operators.ParityHarness.Shape;
+import io.streamfusion.operators.OperatorOptions;
+import io.streamfusion.operators.StreamFusionOperators;
+import io.streamfusion.operators.substitution.SubstitutionOutcome;
+import io.streamfusion.operators.substitution.SubstitutionReport;
+
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The columnar {@code GROUP BY} against Flink's {@code GroupAggFunction}, in SQL jobs on a
+ * MiniCluster: for every shape of {@link AggregateShapes}, the layer on must produce the changelog
+ * of the layer off, record by record and in order, straight through, across a checkpoint and
+ * restore, across rescaling 1 -> 2 -> 1, and while switching the layer on -> off -> on through
+ * savepoints. The aggregations the layer does not support keep Flink's operator, with their reason.
+ */
+class GroupAggregateParityTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = OperatorTestClusters.oneTaskManager(4, "1g");
+
+    @TempDir Path dir;
+
+    static List<Shape> shapes() {
+        return AggregateShapes.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("shapes")
+    void theLayerReproducesFlinksChangelog(Shape shape, @InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
+        new ParityHarness(miniCluster, dir).assertSameEverywhere(shape);
+    }
+
+    static List<Shape> twoLevelShapes() {
+        return AggregateShapes.twoLevels();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("twoLevelShapes")
+    void overRetractionsTheLayerReproducesFlinksChangelog(
+            Shape shape, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        new ParityHarness(miniCluster, dir).assertSameEverywhereInterleaved(shape);
+    }
+
+    @Test
+    void everyShapeReplacesEveryAggregation() {
+        List<Shape> shapes = new java.util.ArrayList<>(AggregateShapes.all());
+        shapes.addAll(AggregateShapes.twoLevels());
+        for (Shape shape : shapes) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+            tables.getConfig().set(OperatorOptions.ENABLED, true);
+            shape.options()
+                    .forEach(
+                            (key, value) ->
+                                    tables.getConfig().getConfiguration().setString(key, value));
+            tables.executeSql(
+                    "CREATE TEMPORARY TABLE scripted (k INT, k2 STRING, v BIGINT, i INT, t TINYINT,"
+                            + " s SMALLINT, d DOUBLE, f FLOAT, p INT) WITH ('connector' = 'datagen')");
+            tables.executeSql("CREATE TEMPORARY VIEW src AS " + shape.inputView());
+            tables.executeSql(
+                    "CREATE TEMPORARY TABLE sink ("
+                            + shape.sinkColumns()
+                            + ") WITH ('connector' = '"
+                            + CollectingSinkFactory.IDENTIFIER
+                            + "', 'output' = 'explain')");
+            SubstitutionReport report = StreamFusionOperators.explain(env, tables, shape.insert());
+            List<SubstitutionOutcome> aggregations =
+                    report.outcomes().stream()
+                            .filter(outcome -> outcome.nodeName().startsWith("GroupAggregate["))
+                            .collect(java.util.stream.Collectors.toList());
+            assertTrue(!aggregations.isEmpty(), shape + ": " + report);
+            for (SubstitutionOutcome aggregation : aggregations) {
+                assertEquals(
+                        "GroupAggregateOperator", aggregation.replacement(), shape + ": " + report);
+            }
+        }
+    }
+
+    @Test
+    void unsupportedAggregationsKeepFlinksOperatorWithTheirReason() {
+        String retracting = "(SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k)";
+        assertKept(
+                "INSERT INTO sink SELECT c, MAX(s) FROM " + retracting + " GROUP BY c",
+                Map.of(),
+                "MAX_RETRACT",
+                "keeps a MapView");
+        assertKept(
+                "INSERT INTO sink SELECT k, COUNT(DISTINCT v) FROM src GROUP BY k",
+                Map.of(),
+                "COUNT(DISTINCT v)",
+                "DISTINCT");
+        assertKept(
+                "INSERT INTO sink SELECT k, CAST(SUM(e) AS BIGINT) FROM src GROUP BY k",
+                Map.of(),
+                "SUM(e)",
+                "numbers only");
+        assertKept(
+                "INSERT INTO sink SELECT k, SUM(v) FROM src GROUP BY k",
+                Map.of(
+                        "table.exec.mini-batch.enabled", "true",
+                        "table.exec.mini-batch.allow-latency", "1 s",
+                        "table.exec.mini-batch.size", "100",
+                        "table.optimizer.agg-phase-strategy", "ONE_PHASE"),
+                "MiniBatchGroupAggFunction",
+                "mini-batch");
+    }
+
+    private static void assertKept(
+            String insert, Map<String, String> options, String what, String reason) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.getConfig().set(OperatorOptions.ENABLED, true);
+        options.forEach(
+                (key, value) -> tables.getConfig().getConfiguration().setString(key, value));
+        tables.executeSql(
+                "CREATE TEMPORARY TABLE src (k INT, v BIGINT, e DECIMAL(10, 2))"
+                        + " WITH ('connector' = 'datagen')");
+        tables.executeSql(
+                "CREATE TEMPORARY TABLE sink (k BIGINT, v BIGINT) WITH ('connector' = '"
+                        + CollectingSinkFactory.IDENTIFIER
+                        + "', 'output' = 'explain')");
+        SubstitutionReport report = StreamFusionOperators.explain(env, tables, insert);
+        SubstitutionOutcome kept =
+                report.outcomes().stream()
+                        .filter(outcome -> outcome.reason() != null)
+                        .filter(outcome -> outcome.nodeName().contains("GroupAggregate["))
+                        .reduce((first, second) -> second)
+                        .orElseThrow(() -> new AssertionError("no kept aggregation in " + report));
+        assertNull(kept.replacement(), report.toString());
+        assertTrue(kept.reason().contains(what), report.toString());
+        assertTrue(kept.reason().contains(reason), report.toString());
+    }
+}

@@ -1,0 +1,435 @@
+//! The arithmetic of Flink's declarative aggregate functions (`Count1AggFunction`,
+//! `CountAggFunction`, `SumAggFunction`, `SumWithRetractAggFunction`, `Sum0AggFunction`,
+//! `AvgAggFunction`, `MaxAggFunction`, `MinAggFunction`) as the planner generates it for numbers:
+//!
+//! - integer sums wrap at the width of their type, as Java's `(byte) (a + b)` does;
+//! - FLOAT adds in single precision, DOUBLE in double precision;
+//! - AVG keeps a BIGINT (integers) or DOUBLE (FLOAT, DOUBLE) sum and a count, and divides as Java
+//!   does: integer division truncates, and the quotient is narrowed to the argument's type;
+//! - MAX and MIN replace their value only by a strictly greater (smaller) one, with Java's `>`
+//!   and `<`: a NaN never replaces and is never replaced once kept, and -0.0 and 0.0 do not
+//!   replace each other;
+//! - a NULL argument changes nothing; a FILTER that is not TRUE skips the row.
+
+use crate::columnar::binary_row::BinaryRow;
+use crate::columnar::sort_key::FieldType;
+use crate::error::{NativeError, Result};
+
+/// A number as the generated code holds it: integers of every width as `i64`, already wrapped to
+/// their width, and FLOAT and DOUBLE as `f64`. Equality is Java's `==` on primitives, which is
+/// what Flink's generated equaliser compares aggregate values with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+/// A number type an aggregate reads, keeps or emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberType {
+    TinyInt,
+    SmallInt,
+    Int,
+    BigInt,
+    Float,
+    Double,
+}
+
+impl NumberType {
+    /// The number type stored as `field`, if it is one.
+    pub fn of(field: FieldType) -> Option<NumberType> {
+        match field {
+            FieldType::TinyInt => Some(NumberType::TinyInt),
+            FieldType::SmallInt => Some(NumberType::SmallInt),
+            FieldType::Int => Some(NumberType::Int),
+            FieldType::BigInt => Some(NumberType::BigInt),
+            FieldType::Float => Some(NumberType::Float),
+            FieldType::Double => Some(NumberType::Double),
+            _ => None,
+        }
+    }
+
+    fn is_floating(self) -> bool {
+        matches!(self, NumberType::Float | NumberType::Double)
+    }
+
+    fn zero(self) -> Number {
+        if self.is_floating() {
+            Number::Float(0.0)
+        } else {
+            Number::Int(0)
+        }
+    }
+
+    /// The field at `pos` of `row`, or none if it is NULL.
+    pub fn read(self, row: &BinaryRow, pos: usize) -> Option<Number> {
+        if row.is_null_at(pos) {
+            return None;
+        }
+        Some(match self {
+            NumberType::TinyInt => Number::Int(row.get_i8(pos) as i64),
+            NumberType::SmallInt => Number::Int(row.get_i16(pos) as i64),
+            NumberType::Int => Number::Int(row.get_i32(pos) as i64),
+            NumberType::BigInt => Number::Int(row.get_i64(pos)),
+            NumberType::Float => Number::Float(row.get_f32(pos) as f64),
+            NumberType::Double => Number::Float(row.get_f64(pos)),
+        })
+    }
+
+    /// The fixed slot of `value`, as `BinaryRowWriter` writes it: the value in its low bytes.
+    pub fn slot(self, value: Number) -> u64 {
+        match (self, value) {
+            (NumberType::TinyInt, Number::Int(v)) => v as u8 as u64,
+            (NumberType::SmallInt, Number::Int(v)) => v as u16 as u64,
+            (NumberType::Int, Number::Int(v)) => v as u32 as u64,
+            (NumberType::BigInt, Number::Int(v)) => v as u64,
+            (NumberType::Float, Number::Float(v)) => (v as f32).to_bits() as u64,
+            (NumberType::Double, Number::Float(v)) => v.to_bits(),
+            (t, v) => unreachable!("{v:?} is not a {t:?}"),
+        }
+    }
+
+    /// Narrows an integer to this type's width, as a Java cast does.
+    fn wrap(self, v: i64) -> i64 {
+        match self {
+            NumberType::TinyInt => v as i8 as i64,
+            NumberType::SmallInt => v as i16 as i64,
+            NumberType::Int => v as i32 as i64,
+            _ => v,
+        }
+    }
+
+    /// `a + b` computed in this type.
+    fn plus(self, a: Number, b: Number) -> Number {
+        match (a, b) {
+            (Number::Int(a), Number::Int(b)) => Number::Int(self.wrap(a.wrapping_add(b))),
+            (Number::Float(a), Number::Float(b)) if self == NumberType::Float => {
+                Number::Float((a as f32 + b as f32) as f64)
+            }
+            (Number::Float(a), Number::Float(b)) => Number::Float(a + b),
+            _ => unreachable!("an integer plus a floating-point number"),
+        }
+    }
+
+    /// `a - b` computed in this type.
+    fn minus(self, a: Number, b: Number) -> Number {
+        let negated = match b {
+            Number::Int(b) => Number::Int(b.wrapping_neg()),
+            Number::Float(b) => Number::Float(-b),
+        };
+        self.plus(a, negated)
+    }
+}
+
+/// The functions the kernel computes; the codes are the ordinals of Java's `AggregateFunction`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Function {
+    /// `COUNT(*)`, and the row count the planner adds to an aggregation of retractions.
+    CountStar,
+    Count,
+    /// SUM of insert-only input.
+    Sum,
+    /// SUM of input with retractions: a sum and a count of non-NULL arguments.
+    SumWithRetract,
+    /// `$SUM0`, a SUM that starts at 0 (the planner's rewrite of COUNT in two-level aggregation).
+    Sum0,
+    Avg,
+    Max,
+    Min,
+}
+
+impl Function {
+    /// The names of the codes, in order, as the ABI descriptor lists them.
+    pub const NAMES: [&'static str; 8] =
+        ["count-star", "count", "sum", "sum-with-retract", "sum0", "avg", "max", "min"];
+
+    pub fn from_code(code: i32) -> Result<Function> {
+        const FUNCTIONS: [Function; 8] = [
+            Function::CountStar,
+            Function::Count,
+            Function::Sum,
+            Function::SumWithRetract,
+            Function::Sum0,
+            Function::Avg,
+            Function::Max,
+            Function::Min,
+        ];
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| FUNCTIONS.get(i).copied())
+            .ok_or_else(|| NativeError::InvalidArgument(format!("no aggregate function has code {code}")))
+    }
+
+    fn retracts(self) -> bool {
+        !matches!(self, Function::Sum | Function::Max | Function::Min)
+    }
+}
+
+/// One aggregate call of a GROUP BY: its function, argument and FILTER field.
+#[derive(Clone, Copy, Debug)]
+pub struct AggregateCall {
+    pub function: Function,
+    /// The argument's position in the input rows and its type; none for `COUNT(*)`.
+    pub argument: Option<(usize, FieldType)>,
+    /// The position of the BOOLEAN field that FILTERs the call, if it has one.
+    pub filter: Option<usize>,
+}
+
+impl AggregateCall {
+    /// The argument's number type; fails for a function of numbers over anything else.
+    fn number_type(&self) -> Result<NumberType> {
+        let (_, field) = self.argument.ok_or_else(|| {
+            NativeError::InvalidArgument(format!("aggregate function {:?} needs an argument", self.function))
+        })?;
+        NumberType::of(field).ok_or_else(|| {
+            NativeError::InvalidArgument(format!("aggregate function {:?} over {field:?} fields", self.function))
+        })
+    }
+
+    /// The types of the accumulator fields the call keeps, in order.
+    pub fn accumulator_types(&self) -> Result<Vec<NumberType>> {
+        Ok(match self.function {
+            Function::CountStar | Function::Count => vec![NumberType::BigInt],
+            Function::Sum | Function::Sum0 | Function::Max | Function::Min => vec![self.number_type()?],
+            Function::SumWithRetract => vec![self.number_type()?, NumberType::BigInt],
+            Function::Avg => {
+                let sum = if self.number_type()?.is_floating() { NumberType::Double } else { NumberType::BigInt };
+                vec![sum, NumberType::BigInt]
+            }
+        })
+    }
+
+    /// The type of the call's value.
+    pub fn value_type(&self) -> Result<NumberType> {
+        match self.function {
+            Function::CountStar | Function::Count => Ok(NumberType::BigInt),
+            _ => self.number_type(),
+        }
+    }
+
+    /// Writes the call's initial accumulator into `acc`.
+    pub fn initialize(&self, acc: &mut [Option<Number>]) {
+        let zero = Some(Number::Int(0));
+        match self.function {
+            Function::CountStar | Function::Count => acc[0] = zero,
+            Function::Sum | Function::Max | Function::Min => acc[0] = None,
+            Function::SumWithRetract => {
+                acc[0] = None;
+                acc[1] = zero;
+            }
+            Function::Sum0 => acc[0] = Some(self.number_type().expect("a checked call").zero()),
+            Function::Avg => {
+                let sum = if self.number_type().expect("a checked call").is_floating() {
+                    Number::Float(0.0)
+                } else {
+                    Number::Int(0)
+                };
+                acc[0] = Some(sum);
+                acc[1] = zero;
+            }
+        }
+    }
+
+    /// Accumulates (or, with `retract`, retracts) `row` into the call's accumulator `acc`, with
+    /// the accumulator field types `types`.
+    pub fn update(
+        &self,
+        acc: &mut [Option<Number>],
+        types: &[NumberType],
+        row: &BinaryRow,
+        retract: bool,
+    ) -> Result<()> {
+        if retract && !self.function.retracts() {
+            return Err(NativeError::InvalidArgument(format!(
+                "aggregate function {:?} got a retraction, but its input was planned as insert-only",
+                self.function
+            )));
+        }
+        // A FILTER field is `... IS TRUE`, never NULL; a NULL slot reads as false, as in Java.
+        if self.filter.is_some_and(|f| !row.get_bool(f)) {
+            return Ok(());
+        }
+        let step = if retract { -1 } else { 1 };
+        let argument = match self.argument {
+            None => None,
+            Some((position, field)) => {
+                if row.is_null_at(position) {
+                    return Ok(());
+                }
+                NumberType::of(field).and_then(|t| t.read(row, position))
+            }
+        };
+        let count = |slot: &mut Option<Number>| {
+            if let Some(Number::Int(n)) = slot {
+                *n = n.wrapping_add(step);
+            }
+        };
+        match self.function {
+            Function::CountStar | Function::Count => count(&mut acc[0]),
+            Function::Sum => acc[0] = Some(sum_in(types[0], acc[0], argument.expect("a number"), false)),
+            Function::SumWithRetract => {
+                acc[0] = Some(sum_in(types[0], acc[0], argument.expect("a number"), retract));
+                count(&mut acc[1]);
+            }
+            Function::Sum0 | Function::Avg => {
+                let x = argument.expect("a number");
+                acc[0] = acc[0].map(|sum| if retract { types[0].minus(sum, x) } else { types[0].plus(sum, x) });
+                if self.function == Function::Avg {
+                    count(&mut acc[1]);
+                }
+            }
+            Function::Max | Function::Min => {
+                let x = argument.expect("a number");
+                let replaces = match acc[0] {
+                    None => true,
+                    Some(kept) => {
+                        if self.function == Function::Max {
+                            greater(x, kept)
+                        } else {
+                            greater(kept, x)
+                        }
+                    }
+                };
+                if replaces {
+                    acc[0] = Some(x);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The call's value for the accumulator `acc`.
+    pub fn value(&self, acc: &[Option<Number>]) -> Result<Option<Number>> {
+        let no_rows = acc.get(1).is_some_and(|count| *count == Some(Number::Int(0)));
+        Ok(match self.function {
+            Function::SumWithRetract if no_rows => None,
+            Function::Avg if no_rows => None,
+            Function::Avg => match (acc[0], acc[1]) {
+                (Some(Number::Int(sum)), Some(Number::Int(count))) => {
+                    Some(Number::Int(self.value_type()?.wrap(sum.wrapping_div(count))))
+                }
+                (Some(Number::Float(sum)), Some(Number::Int(count))) => {
+                    let quotient = sum / count as f64;
+                    Some(Number::Float(if self.value_type()? == NumberType::Float {
+                        quotient as f32 as f64
+                    } else {
+                        quotient
+                    }))
+                }
+                _ => None,
+            },
+            _ => acc[0],
+        })
+    }
+}
+
+/// A SUM's next value: the argument if there was no sum yet (negated for a retraction), else the
+/// sum plus (minus) it.
+fn sum_in(sum_type: NumberType, sum: Option<Number>, x: Number, retract: bool) -> Number {
+    match (sum, retract) {
+        (None, false) => x,
+        (None, true) => sum_type.minus(sum_type.zero(), x),
+        (Some(sum), false) => sum_type.plus(sum, x),
+        (Some(sum), true) => sum_type.minus(sum, x),
+    }
+}
+
+/// Java's `a > b` on two numbers of one type.
+fn greater(a: Number, b: Number) -> bool {
+    match (a, b) {
+        (Number::Int(a), Number::Int(b)) => a > b,
+        (Number::Float(a), Number::Float(b)) => a > b,
+        _ => unreachable!("an integer compared with a floating-point number"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columnar::binary_row::tests::RowBuilder;
+
+    fn call(function: Function, field: FieldType) -> AggregateCall {
+        AggregateCall { function, argument: Some((0, field)), filter: None }
+    }
+
+    fn run(call: &AggregateCall, inputs: &[(Vec<u8>, bool)]) -> Option<Number> {
+        let types = call.accumulator_types().unwrap();
+        let mut acc = vec![None; types.len()];
+        call.initialize(&mut acc);
+        for (bytes, retract) in inputs {
+            call.update(&mut acc, &types, &BinaryRow::new(bytes, 2).unwrap(), *retract).unwrap();
+        }
+        call.value(&acc).unwrap()
+    }
+
+    fn long(v: i64) -> (Vec<u8>, bool) {
+        (RowBuilder::new(2).long(0, v).build(), false)
+    }
+
+    fn double(v: f64) -> (Vec<u8>, bool) {
+        (RowBuilder::new(2).double(0, v).build(), false)
+    }
+
+    fn retract((row, _): (Vec<u8>, bool)) -> (Vec<u8>, bool) {
+        (row, true)
+    }
+
+    #[test]
+    fn a_tinyint_sum_wraps_at_eight_bits() {
+        let row = |v: i8| (RowBuilder::new(2).int(0, v as i32).build(), false);
+        assert_eq!(run(&call(Function::Sum, FieldType::TinyInt), &[row(100), row(100)]), Some(Number::Int(-56)));
+    }
+
+    #[test]
+    fn integer_avg_truncates_towards_zero() {
+        let avg = call(Function::Avg, FieldType::BigInt);
+        assert_eq!(run(&avg, &[long(-7), long(0)]), Some(Number::Int(-3)));
+        assert_eq!(run(&avg, &[long(7), retract(long(7))]), None, "no rows left");
+    }
+
+    #[test]
+    fn a_retracted_first_value_is_negated_and_a_sum_of_no_rows_is_null() {
+        let sum = call(Function::SumWithRetract, FieldType::BigInt);
+        assert_eq!(run(&sum, &[retract(long(5))]), Some(Number::Int(-5)), "a count of -1 is not 0");
+        assert_eq!(run(&sum, &[long(5), retract(long(5))]), None, "no rows left");
+        assert_eq!(run(&sum, &[retract(long(5)), long(5), long(2)]), Some(Number::Int(2)));
+    }
+
+    #[test]
+    fn max_keeps_a_nan_and_the_first_of_equal_zeros() {
+        let max = call(Function::Max, FieldType::Double);
+        let kept = run(&max, &[double(f64::NAN), double(5.0)]).unwrap();
+        assert!(matches!(kept, Number::Float(v) if v.is_nan()));
+        let Some(Number::Float(zero)) = run(&max, &[double(-0.0), double(0.0)]) else { panic!() };
+        assert!(zero.is_sign_negative());
+        assert_eq!(run(&max, &[double(1.0), double(f64::NAN)]), Some(Number::Float(1.0)));
+    }
+
+    #[test]
+    fn nulls_change_nothing_and_filters_skip_rows() {
+        let null = (RowBuilder::new(2).null(0).build(), false);
+        assert_eq!(run(&call(Function::Count, FieldType::BigInt), &[null.clone(), long(3)]), Some(Number::Int(1)));
+        assert_eq!(run(&call(Function::Sum, FieldType::BigInt), std::slice::from_ref(&null)), None);
+        let filtered = AggregateCall { function: Function::CountStar, argument: None, filter: Some(1) };
+        let passes = (RowBuilder::new(2).long(0, 1).int(1, 1).build(), false);
+        assert_eq!(run(&filtered, &[long(1), passes]), Some(Number::Int(1)));
+    }
+
+    #[test]
+    fn a_retraction_into_an_insert_only_sum_is_an_error() {
+        let sum = call(Function::Sum, FieldType::BigInt);
+        let types = sum.accumulator_types().unwrap();
+        let mut acc = vec![None];
+        let (row, _) = long(1);
+        assert!(sum.update(&mut acc, &types, &BinaryRow::new(&row, 2).unwrap(), true).is_err());
+    }
+
+    #[test]
+    fn float_sums_add_in_single_precision() {
+        let row = |v: f32| (RowBuilder::new(2).int(0, v.to_bits() as i32).build(), false);
+        let sum = run(&call(Function::Sum, FieldType::Float), &[row(16_777_216.0), row(1.0)]);
+        assert_eq!(sum, Some(Number::Float(16_777_216.0)), "2^24 + 1 rounds back in f32");
+        let avg = run(&call(Function::Avg, FieldType::Float), &[row(16_777_216.0), row(1.0)]);
+        assert_eq!(avg, Some(Number::Float((16_777_217.0f64 / 2.0) as f32 as f64)), "AVG sums in f64");
+    }
+}

@@ -1,0 +1,183 @@
+use super::functions::Function;
+use super::*;
+use crate::columnar::batch_keys::batch_type;
+use crate::columnar::binary_row::tests::RowBuilder;
+use crate::columnar::sort_key::FieldType;
+use crate::store::tests::test_config;
+use crate::store::KeyedStore;
+use crate::test_support::TempDir;
+
+const UPDATE_BEFORE: u8 = 1;
+const DELETE_KIND: u8 = 3;
+
+/// `SELECT k, COUNT(*), SUM(v), MAX(v) FROM (k BIGINT, v BIGINT) GROUP BY k`; with `retracting`,
+/// SUM keeps a count and COUNT(*) is the row count.
+fn aggregator(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>, retracting: bool) -> GroupAggregator {
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let column_family = StateColumnFamily::open(&store, "accState").unwrap();
+    let v = Some((1, FieldType::BigInt));
+    let sum = if retracting { Function::SumWithRetract } else { Function::Sum };
+    let max = if retracting { Function::Sum0 } else { Function::Max };
+    let config = GroupAggConfig {
+        input_arity: 2,
+        calls: vec![
+            AggregateCall { function: Function::CountStar, argument: None, filter: None },
+            AggregateCall { function: sum, argument: v, filter: None },
+            AggregateCall { function: max, argument: v, filter: None },
+        ],
+        value_arity: 3,
+        count_star_field: retracting.then_some(0),
+        ttl_millis,
+        generate_update_before: true,
+        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
+    };
+    GroupAggregator::new(column_family, config, cache_bytes, None).unwrap()
+}
+
+fn batch(rows: &[(u8, i64, i64)]) -> StructArray {
+    let keys: Vec<Vec<u8>> = rows.iter().map(|&(_, k, _)| RowBuilder::new(1).long(0, k).build()).collect();
+    let values: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|&(kind, k, v)| {
+            let mut row = RowBuilder::new(2).long(0, k).long(1, v).build();
+            row[0] = kind;
+            row
+        })
+        .collect();
+    let DataType::Struct(fields) = batch_type() else { unreachable!() };
+    StructArray::new(
+        fields,
+        vec![
+            Arc::new(BinaryArray::from_iter_values(keys.iter())),
+            Arc::new(BinaryArray::from_iter_values(values.iter())),
+        ],
+        None,
+    )
+}
+
+fn insert(k: i64, v: i64) -> (u8, i64, i64) {
+    (0, k, v)
+}
+
+/// Each row's decision and the values it carries, decoded as `(count, sum, max)`.
+type Values = Option<Vec<Option<Number>>>;
+
+fn results(result: &StructArray) -> Vec<(i8, Values, Values)> {
+    let decision = result.column(0).as_any().downcast_ref::<Int8Array>().unwrap();
+    let decode = |column: usize, i: usize| {
+        let array = result.column(column).as_any().downcast_ref::<BinaryArray>().unwrap();
+        (!array.is_null(i)).then(|| {
+            let mut out = vec![None; 3];
+            read_numbers(array.value(i), &[NumberType::BigInt; 3], &mut out).unwrap();
+            out
+        })
+    };
+    (0..result.len()).map(|i| (decision.value(i), decode(1, i), decode(2, i))).collect()
+}
+
+fn decisions(result: &StructArray) -> Vec<i8> {
+    result.column(0).as_any().downcast_ref::<Int8Array>().unwrap().values().to_vec()
+}
+
+fn values(count: i64, sum: Option<i64>, max: i64) -> Values {
+    Some(vec![Some(Number::Int(count)), sum.map(Number::Int), Some(Number::Int(max))])
+}
+
+#[test]
+fn first_rows_insert_and_later_rows_update_within_and_across_batches() {
+    for cache_bytes in [1 << 20, 0] {
+        let dir = TempDir::new();
+        let mut aggregator = aggregator(&dir, cache_bytes, None, false);
+        let first = aggregator.aggregate(&batch(&[insert(1, 5), insert(2, 1), insert(1, 3)]), 0).unwrap();
+        assert_eq!(
+            results(&first),
+            vec![
+                (INSERT, None, values(1, Some(5), 5)),
+                (INSERT, None, values(1, Some(1), 1)),
+                (UPDATE, values(1, Some(5), 5), values(2, Some(8), 5)),
+            ],
+            "cache of {cache_bytes} bytes"
+        );
+        let second = aggregator.aggregate(&batch(&[insert(1, 9)]), 0).unwrap();
+        assert_eq!(results(&second), vec![(UPDATE, values(2, Some(8), 5), values(3, Some(17), 9))]);
+    }
+}
+
+#[test]
+fn an_unchanged_value_emits_nothing_unless_the_state_has_a_ttl() {
+    let dir = TempDir::new();
+    let mut aggregator = aggregator(&dir, 0, None, true);
+    aggregator.aggregate(&batch(&[insert(1, 5)]), 0).unwrap();
+    // +5 then -5 in one row each: the count and sum move, so both rows update.
+    let zero = aggregator.aggregate(&batch(&[insert(1, 0)]), 0).unwrap();
+    assert_eq!(results(&zero)[0].0, UPDATE, "the row count changed");
+
+    let dir = TempDir::new();
+    let mut no_count = aggregator_without_count(&dir, None);
+    no_count.aggregate(&batch(&[insert(1, 5)]), 0).unwrap();
+    assert_eq!(decisions(&no_count.aggregate(&batch(&[insert(1, 2)]), 0).unwrap()), vec![NOTHING]);
+    let dir = TempDir::new();
+    let mut with_ttl = aggregator_without_count(&dir, Some(1_000));
+    with_ttl.aggregate(&batch(&[insert(1, 5)]), 0).unwrap();
+    assert_eq!(decisions(&with_ttl.aggregate(&batch(&[insert(1, 2)]), 0).unwrap()), vec![UPDATE]);
+}
+
+/// `SELECT k, MAX(v) ... GROUP BY k`.
+fn aggregator_without_count(dir: &TempDir, ttl_millis: Option<i64>) -> GroupAggregator {
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let column_family = StateColumnFamily::open(&store, "accState").unwrap();
+    let config = GroupAggConfig {
+        input_arity: 2,
+        calls: vec![AggregateCall { function: Function::Max, argument: Some((1, FieldType::BigInt)), filter: None }],
+        value_arity: 1,
+        count_star_field: None,
+        ttl_millis,
+        generate_update_before: true,
+        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
+    };
+    GroupAggregator::new(column_family, config, 0, None).unwrap()
+}
+
+#[test]
+fn the_last_retraction_deletes_and_a_leading_retraction_is_ignored() {
+    for cache_bytes in [1 << 20, 0] {
+        let dir = TempDir::new();
+        let mut aggregator = aggregator(&dir, cache_bytes, None, true);
+        let result =
+            aggregator.aggregate(&batch(&[(DELETE_KIND, 1, 4), insert(1, 5), (UPDATE_BEFORE, 1, 5)]), 0).unwrap();
+        assert_eq!(
+            results(&result),
+            vec![(NOTHING, None, None), (INSERT, None, values(1, Some(5), 5)), (DELETE, values(1, Some(5), 5), None)],
+            "cache of {cache_bytes} bytes"
+        );
+        let again = aggregator.aggregate(&batch(&[insert(1, 2), insert(1, 3)]), 0).unwrap();
+        assert_eq!(results(&again)[0], (INSERT, None, values(1, Some(2), 2)), "the key's state went");
+        let retracted = aggregator.aggregate(&batch(&[(DELETE_KIND, 1, 2)]), 0).unwrap();
+        assert_eq!(
+            results(&retracted),
+            vec![(UPDATE, values(2, Some(5), 5), values(1, Some(3), 3))],
+            "read back from the state"
+        );
+    }
+}
+
+#[test]
+fn expired_accumulators_read_as_none() {
+    for cache_bytes in [1 << 20, 0] {
+        let dir = TempDir::new();
+        let mut aggregator = aggregator(&dir, cache_bytes, Some(100), false);
+        aggregator.aggregate(&batch(&[insert(1, 5)]), 1_000).unwrap();
+        let live = aggregator.aggregate(&batch(&[insert(1, 1)]), 1_050).unwrap();
+        assert_eq!(results(&live)[0].0, UPDATE);
+        let expired = aggregator.aggregate(&batch(&[insert(1, 7)]), 1_150).unwrap();
+        assert_eq!(results(&expired), vec![(INSERT, None, values(1, Some(7), 7))], "cache of {cache_bytes} bytes");
+    }
+}
+
+#[test]
+fn a_retraction_into_an_insert_only_aggregation_fails() {
+    let dir = TempDir::new();
+    let mut aggregator = aggregator(&dir, 0, None, false);
+    aggregator.aggregate(&batch(&[insert(1, 5)]), 0).unwrap();
+    assert!(aggregator.aggregate(&batch(&[(UPDATE_BEFORE, 1, 5)]), 0).is_err());
+}

@@ -1,0 +1,133 @@
+//! `native` methods of `NativeMethods` for the group aggregator; batches and results cross as
+//! in [`columnar_entry_points`](super::columnar_entry_points).
+
+use jni::objects::{JByteBuffer, JClass, JIntArray};
+use jni::sys::{jboolean, jint, jlong, JNI_TRUE};
+use jni::JNIEnv;
+
+use super::columnar_entry_points::{
+    check_schema, export_result, import_batch, key_group_layout, reserve_kernel_memory, CachingKernel, WithStats,
+};
+use super::guard::{call, CallResult};
+use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, GroupAggregatorHandle};
+use crate::columnar::batch_keys;
+use crate::columnar::group_agg::functions::{AggregateCall, Function};
+use crate::columnar::group_agg::{GroupAggConfig, GroupAggregator};
+use crate::columnar::sort_key::FieldType;
+use crate::error::NativeError;
+
+/// Ints per aggregate call in `openGroupAggregator`'s array: function code, argument position,
+/// argument type code, FILTER position; -1 for an absent argument or FILTER.
+const CALL_INTS: usize = 4;
+
+impl CachingKernel for GroupAggregator {
+    fn cache_stats(&self) -> (u64, u64) {
+        GroupAggregator::cache_stats(self)
+    }
+
+    fn reserved_bytes(&self) -> usize {
+        GroupAggregator::reserved_bytes(self)
+    }
+}
+
+fn position(value: jint) -> Option<usize> {
+    usize::try_from(value).ok()
+}
+
+fn calls(env: &mut JNIEnv, encoded: &JIntArray) -> CallResult<Vec<AggregateCall>> {
+    let len = env.get_array_length(encoded)? as usize;
+    let mut ints = vec![0; len];
+    env.get_int_array_region(encoded, 0, &mut ints)?;
+    if !len.is_multiple_of(CALL_INTS) {
+        return Err(NativeError::Internal(format!("{len} ints do not describe whole aggregate calls")).into());
+    }
+    let calls = ints
+        .chunks_exact(CALL_INTS)
+        .map(|c| {
+            let argument = match position(c[1]) {
+                Some(position) => Some((position, FieldType::from_code(c[2])?)),
+                None => None,
+            };
+            Ok(AggregateCall { function: Function::from_code(c[0])?, argument, filter: position(c[3]) })
+        })
+        .collect::<Result<Vec<_>, NativeError>>()?;
+    Ok(calls)
+}
+
+/// Opens an aggregator over the accumulators in `column_family`, reserving its memory as a
+/// ranker does. `count_star_field` below 0 means the input never retracts; `ttl_millis` of 0 or
+/// less means no TTL. `stats_buffer` is a direct buffer of three native-order longs.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openGroupAggregator(
+    mut env: JNIEnv,
+    _class: JClass,
+    column_family: jlong,
+    input_arity: jint,
+    encoded_calls: JIntArray,
+    value_arity: jint,
+    count_star_field: jint,
+    generate_update_before: jboolean,
+    cache_bytes: jlong,
+    batch_memory_bytes: jlong,
+    ttl_millis: jlong,
+    key_group_prefix_bytes: jint,
+    max_parallelism: jint,
+    first_key_group: jint,
+    last_key_group: jint,
+    batch_schema: jlong,
+    stats_buffer: JByteBuffer,
+) -> jlong {
+    call(&mut env, 0, |env| {
+        check_schema(batch_schema, &batch_keys::batch_type())?;
+        let column_family = unsafe { borrow::<ColumnFamilyHandle>(column_family)? }.clone();
+        let arity = |value: jint, what: &str| {
+            usize::try_from(value).map_err(|_| NativeError::Internal(format!("{what} {value}")))
+        };
+        let config = GroupAggConfig {
+            input_arity: arity(input_arity, "input arity")?,
+            calls: calls(env, &encoded_calls)?,
+            value_arity: arity(value_arity, "value arity")?,
+            count_star_field: position(count_star_field),
+            ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
+            generate_update_before: generate_update_before == JNI_TRUE,
+            layout: key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?,
+        };
+        let (reservation, cache) = reserve_kernel_memory(&column_family, cache_bytes, batch_memory_bytes);
+        let aggregator = GroupAggregator::new(column_family, config, cache, reservation)?;
+        Ok(into_handle::<GroupAggregatorHandle>(WithStats::new(env, aggregator, &stats_buffer)?))
+    })
+}
+
+/// Aggregates the batch exported at `batch_array` and exports the result into `result_array` and
+/// `result_schema`.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_aggregateGroupBatch(
+    mut env: JNIEnv,
+    _class: JClass,
+    aggregator: jlong,
+    batch_array: jlong,
+    result_array: jlong,
+    result_schema: jlong,
+    now_millis: jlong,
+) {
+    call(&mut env, (), |_| {
+        let batch = import_batch(batch_array)?;
+        let aggregator = unsafe { borrow_mut::<GroupAggregatorHandle>(aggregator)? };
+        let result = aggregator.kernel.aggregate(&batch, now_millis)?;
+        aggregator.publish_stats();
+        Ok(export_result(result, result_array, result_schema)?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeGroupAggregator(
+    mut env: JNIEnv,
+    _class: JClass,
+    aggregator: jlong,
+) {
+    call(&mut env, (), |_| {
+        unsafe { free::<GroupAggregatorHandle>(aggregator) };
+        Ok(())
+    })
+}

@@ -1,0 +1,393 @@
+package io.streamfusion.operators.aggregate;
+
+import io.streamfusion.api.columnar.AggregateCall;
+import io.streamfusion.api.columnar.AggregateFunction;
+import io.streamfusion.api.columnar.BinaryFieldType;
+import io.streamfusion.operators.batch.BinaryFieldTypes;
+
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.generated.AggsHandleFunction;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+
+import javax.annotation.Nullable;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Tells which input field each aggregate call of a {@code GroupAggFunction} reads, and which field
+ * FILTERs it, by running the planner's generated handler on probe rows: the description names the
+ * functions ({@link AggregateSelectList}) but not the fields. A probe row has every field NULL
+ * except the BOOLEAN ones (TRUE, so that FILTERs pass); a call reads field f if setting f (or, for
+ * a BOOLEAN, clearing it) changes the call's accumulator, and is filtered by the BOOLEAN field g if
+ * setting g to FALSE leaves its accumulator as it started. Then the accumulator layout and value
+ * types must be exactly what the native kernels keep; anything else is refused, with the reason.
+ */
+final class AggregateCallProbe {
+
+    /** The argument types the native SUM, AVG, MIN and MAX read. */
+    private static final Set<LogicalTypeRoot> NUMBERS =
+            EnumSet.of(
+                    LogicalTypeRoot.TINYINT,
+                    LogicalTypeRoot.SMALLINT,
+                    LogicalTypeRoot.INTEGER,
+                    LogicalTypeRoot.BIGINT,
+                    LogicalTypeRoot.FLOAT,
+                    LogicalTypeRoot.DOUBLE);
+
+    /** The identified calls and how many of them are in the output, or why there are none. */
+    record Result(
+            @Nullable List<AggregateCall> calls, int valueArity, @Nullable String unsupported) {
+
+        static Result refuse(String reason) {
+            return new Result(null, 0, reason);
+        }
+    }
+
+    private final LogicalType[] inputTypes;
+    private final LogicalType[] accTypes;
+    private final AggsHandleFunction handler;
+    private final RowDataSerializer inputSerializer;
+    private final RowData.FieldGetter[] accGetters;
+
+    AggregateCallProbe(
+            LogicalType[] inputTypes, LogicalType[] accTypes, AggsHandleFunction handler) {
+        this.inputTypes = inputTypes;
+        this.accTypes = accTypes;
+        this.handler = handler;
+        this.inputSerializer = new RowDataSerializer(inputTypes);
+        this.accGetters = new RowData.FieldGetter[accTypes.length];
+        for (int i = 0; i < accTypes.length; i++) {
+            accGetters[i] = RowData.createFieldGetter(accTypes[i], i);
+        }
+    }
+
+    /**
+     * Identifies {@code described}, the calls of the node's description.
+     *
+     * @param valueTypes the types of the aggregate values in the output, after the grouping keys
+     * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
+     */
+    Result probe(
+            List<AggregateSelectList.Call> described, LogicalType[] valueTypes, int countStarField)
+            throws Exception {
+        String unsupported = firstUnsupported(described);
+        if (unsupported != null) {
+            return Result.refuse(unsupported);
+        }
+        List<AggregateFunction> functions = new ArrayList<>();
+        described.forEach(call -> functions.add(functionOf(call)));
+        List<Boolean> filtered = new ArrayList<>();
+        described.forEach(call -> filtered.add(call.filtered()));
+        if (countStarField >= 0 && !functions.contains(AggregateFunction.COUNT_STAR)) {
+            // The planner appends a COUNT(*) to count the rows of a retracting input.
+            functions.add(AggregateFunction.COUNT_STAR);
+            filtered.add(false);
+        }
+        int[] starts = new int[functions.size() + 1];
+        for (int i = 0; i < functions.size(); i++) {
+            starts[i + 1] = starts[i] + accumulatorFields(functions.get(i));
+        }
+        if (starts[functions.size()] != accTypes.length) {
+            return Result.refuse(
+                    "its accumulators "
+                            + Arrays.toString(accTypes)
+                            + " are not those of "
+                            + described
+                            + " as the native kernels keep them");
+        }
+        Object[] initial = accumulators(handler.createAccumulators());
+        List<AggregateCall> calls = new ArrayList<>();
+        for (int i = 0; i < functions.size(); i++) {
+            AggregateFunction function = functions.get(i);
+            String what = i < described.size() ? described.get(i).toString() : "the row count";
+            int argument = -1;
+            if (function != AggregateFunction.COUNT_STAR) {
+                argument = argumentOf(starts[i], starts[i + 1]);
+                if (argument < 0) {
+                    return Result.refuse("the probe could not tell which field " + what + " reads");
+                }
+            }
+            int filter = -1;
+            if (filtered.get(i)) {
+                filter = filterOf(starts[i], starts[i + 1], argument, initial);
+                if (filter < 0) {
+                    return Result.refuse("the probe could not tell which field filters " + what);
+                }
+            }
+            String unsupportedType = checkTypes(function, argument, starts[i], what, valueTypes, i);
+            if (unsupportedType != null) {
+                return Result.refuse(unsupportedType);
+            }
+            BinaryFieldType argumentType =
+                    argument < 0 ? null : BinaryFieldTypes.of(inputTypes[argument]).orElse(null);
+            if (argument >= 0 && argumentType == null) {
+                return Result.refuse(what + " reads a " + inputTypes[argument] + " field");
+            }
+            calls.add(new AggregateCall(function, argument, argumentType, filter));
+        }
+        if (countStarField >= 0) {
+            int call = Arrays.binarySearch(starts, countStarField);
+            if (call < 0
+                    || call >= calls.size()
+                    || calls.get(call).function() != AggregateFunction.COUNT_STAR
+                    || calls.get(call).filterField() >= 0) {
+                return Result.refuse(
+                        "its row count (accumulator field " + countStarField + ") is no COUNT(*)");
+            }
+        }
+        return new Result(calls, described.size(), null);
+    }
+
+    /** Why the first call of {@code described} that no native kernel computes is refused. */
+    @Nullable
+    static String firstUnsupported(List<AggregateSelectList.Call> described) {
+        for (AggregateSelectList.Call call : described) {
+            String unsupported = unsupported(call);
+            if (unsupported != null) {
+                return unsupported;
+            }
+        }
+        return null;
+    }
+
+    @Nullable
+    private static String unsupported(AggregateSelectList.Call call) {
+        if (call.distinct()) {
+            return call + " is DISTINCT, which keeps a MapView of the distinct values";
+        }
+        if (call.arguments().contains(",")) {
+            return call + " has more than one argument";
+        }
+        switch (call.name()) {
+            case "MAX_RETRACT":
+            case "MIN_RETRACT":
+                return call + " over retractions keeps a MapView of the values";
+            default:
+                return functionOf(call) == null ? "no native kernel computes " + call : null;
+        }
+    }
+
+    @Nullable
+    private static AggregateFunction functionOf(AggregateSelectList.Call call) {
+        boolean star = call.arguments().equals("*") || call.arguments().isEmpty();
+        switch (call.name()) {
+            case "COUNT":
+            case "COUNT_RETRACT":
+                return star ? AggregateFunction.COUNT_STAR : AggregateFunction.COUNT;
+            case "SUM":
+                return AggregateFunction.SUM;
+            case "SUM_RETRACT":
+                return AggregateFunction.SUM_WITH_RETRACT;
+            case "$SUM0":
+            case "$SUM0_RETRACT":
+                return AggregateFunction.SUM0;
+            case "AVG":
+            case "AVG_RETRACT":
+                return AggregateFunction.AVG;
+            case "MAX":
+                return AggregateFunction.MAX;
+            case "MIN":
+                return AggregateFunction.MIN;
+            default:
+                return null;
+        }
+    }
+
+    private static int accumulatorFields(AggregateFunction function) {
+        return function == AggregateFunction.SUM_WITH_RETRACT || function == AggregateFunction.AVG
+                ? 2
+                : 1;
+    }
+
+    /** Checks the call's accumulator and value types against the native kernel's; null if equal. */
+    @Nullable
+    private String checkTypes(
+            AggregateFunction function,
+            int argument,
+            int start,
+            String what,
+            LogicalType[] valueTypes,
+            int call) {
+        LogicalTypeRoot argumentRoot = argument < 0 ? null : inputTypes[argument].getTypeRoot();
+        boolean counts =
+                function == AggregateFunction.COUNT_STAR || function == AggregateFunction.COUNT;
+        if (!counts && !NUMBERS.contains(argumentRoot)) {
+            return what + " over " + inputTypes[argument] + " has no native kernel (numbers only)";
+        }
+        List<LogicalTypeRoot> expected = new ArrayList<>();
+        switch (function) {
+            case COUNT_STAR:
+            case COUNT:
+                expected.add(LogicalTypeRoot.BIGINT);
+                break;
+            case SUM_WITH_RETRACT:
+                expected.add(argumentRoot);
+                expected.add(LogicalTypeRoot.BIGINT);
+                break;
+            case AVG:
+                boolean floating =
+                        argumentRoot == LogicalTypeRoot.FLOAT
+                                || argumentRoot == LogicalTypeRoot.DOUBLE;
+                expected.add(floating ? LogicalTypeRoot.DOUBLE : LogicalTypeRoot.BIGINT);
+                expected.add(LogicalTypeRoot.BIGINT);
+                break;
+            default:
+                expected.add(argumentRoot);
+        }
+        for (int i = 0; i < expected.size(); i++) {
+            if (accTypes[start + i].getTypeRoot() != expected.get(i)) {
+                return what + " keeps a " + accTypes[start + i] + " accumulator, not " + expected;
+            }
+        }
+        if (call < valueTypes.length) {
+            LogicalTypeRoot value = counts ? LogicalTypeRoot.BIGINT : argumentRoot;
+            if (valueTypes[call].getTypeRoot() != value) {
+                return what + " gives a " + valueTypes[call] + " value, not " + value;
+            }
+        }
+        return null;
+    }
+
+    /** The one field whose value changes the call's accumulator fields, or -1. */
+    private int argumentOf(int from, int to) throws Exception {
+        GenericRowData baseline = baseline();
+        Object[] reference = accumulate(baseline);
+        int found = -1;
+        for (int field = 0; field < inputTypes.length; field++) {
+            GenericRowData probe = copy(baseline);
+            if (inputTypes[field].getTypeRoot() == LogicalTypeRoot.BOOLEAN) {
+                probe.setField(field, null);
+            } else {
+                Object value = probeValue(inputTypes[field]);
+                if (value == null) {
+                    continue;
+                }
+                probe.setField(field, value);
+            }
+            if (!sameFields(accumulate(probe), reference, from, to)) {
+                if (found >= 0) {
+                    return -1;
+                }
+                found = field;
+            }
+        }
+        return found;
+    }
+
+    /** The one BOOLEAN field that, FALSE, leaves the call's accumulator as it started, or -1. */
+    private int filterOf(int from, int to, int argument, Object[] initial) throws Exception {
+        GenericRowData passing = baseline();
+        if (argument >= 0 && inputTypes[argument].getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
+            passing.setField(argument, probeValue(inputTypes[argument]));
+        }
+        int found = -1;
+        for (int field = 0; field < inputTypes.length; field++) {
+            if (field == argument || inputTypes[field].getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
+                continue;
+            }
+            GenericRowData probe = copy(passing);
+            probe.setField(field, false);
+            if (sameFields(accumulate(probe), initial, from, to)) {
+                if (found >= 0) {
+                    return -1;
+                }
+                found = field;
+            }
+        }
+        return found;
+    }
+
+    private GenericRowData baseline() {
+        GenericRowData row = new GenericRowData(inputTypes.length);
+        for (int i = 0; i < inputTypes.length; i++) {
+            if (inputTypes[i].getTypeRoot() == LogicalTypeRoot.BOOLEAN) {
+                row.setField(i, true);
+            }
+        }
+        return row;
+    }
+
+    private static GenericRowData copy(GenericRowData row) {
+        GenericRowData copy = new GenericRowData(row.getArity());
+        for (int i = 0; i < row.getArity(); i++) {
+            copy.setField(i, row.getField(i));
+        }
+        return copy;
+    }
+
+    /** The accumulator fields after accumulating {@code row} into fresh accumulators. */
+    private Object[] accumulate(GenericRowData row) throws Exception {
+        handler.setAccumulators(handler.createAccumulators());
+        // As rows reach the operator: binary, where a NULL field reads as 0 or false.
+        handler.accumulate(inputSerializer.toBinaryRow(row).copy());
+        return accumulators(handler.getAccumulators());
+    }
+
+    private Object[] accumulators(RowData acc) {
+        Object[] fields = new Object[accGetters.length];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = accGetters[i].getFieldOrNull(acc);
+        }
+        return fields;
+    }
+
+    private static boolean sameFields(Object[] a, Object[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (!Objects.deepEquals(a[i], b[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A non-NULL value of {@code type}, or null for a type the probe does not set. */
+    @Nullable
+    private static Object probeValue(LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case TINYINT:
+                return (byte) 1;
+            case SMALLINT:
+                return (short) 1;
+            case INTEGER:
+            case DATE:
+            case TIME_WITHOUT_TIME_ZONE:
+            case INTERVAL_YEAR_MONTH:
+                return 1;
+            case BIGINT:
+            case INTERVAL_DAY_TIME:
+                return 1L;
+            case FLOAT:
+                return 1f;
+            case DOUBLE:
+                return 1d;
+            case CHAR:
+            case VARCHAR:
+                return StringData.fromString("x");
+            case BINARY:
+            case VARBINARY:
+                return new byte[] {1};
+            case DECIMAL:
+                DecimalType decimal = (DecimalType) type;
+                return DecimalData.fromBigDecimal(
+                        BigDecimal.ONE, decimal.getPrecision(), decimal.getScale());
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return TimestampData.fromEpochMillis(1);
+            default:
+                return null;
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.streamfusion.operators.aggregate;
+
+import io.streamfusion.api.columnar.AggregateCall;
+import io.streamfusion.api.columnar.GroupAggregatorSpec;
+
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * How a Flink {@code GroupAggFunction} was configured, as {@link GroupAggregateOperator} runs it.
+ *
+ * @param inputArity the number of fields of the input rows
+ * @param calls the aggregate calls in the planner's order (see {@link AggregateCallProbe})
+ * @param valueArity how many of the leading calls are in the output
+ * @param accTypes the accumulator row's field types, as Flink registers {@code accState}
+ * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
+ * @param generateUpdateBefore whether a changed value is retracted with UPDATE_BEFORE
+ * @param ttlConfig the state's TTL, as Flink enables it from {@code table.exec.state.ttl}
+ */
+public record GroupAggregateOperatorSpec(
+        int inputArity,
+        List<AggregateCall> calls,
+        int valueArity,
+        LogicalType[] accTypes,
+        int countStarField,
+        boolean generateUpdateBefore,
+        StateTtlConfig ttlConfig)
+        implements Serializable {
+
+    /** Flink's name for the accumulators of every group aggregate function. */
+    public static final String STATE_NAME = "accState";
+
+    public GroupAggregateOperatorSpec {
+        calls = List.copyOf(calls);
+        accTypes = accTypes.clone();
+    }
+
+    /** The state as {@code GroupAggFunction.open} registers it, TTL included. */
+    ValueStateDescriptor<RowData> stateDescriptor() {
+        ValueStateDescriptor<RowData> descriptor =
+                new ValueStateDescriptor<>(STATE_NAME, InternalTypeInfo.ofFields(accTypes));
+        if (ttlConfig.isEnabled()) {
+            descriptor.enableTimeToLive(ttlConfig);
+        }
+        return descriptor;
+    }
+
+    GroupAggregatorSpec aggregatorSpec(long cacheBytes, long batchMemoryBytes) {
+        return new GroupAggregatorSpec(
+                inputArity,
+                calls,
+                valueArity,
+                countStarField,
+                generateUpdateBefore,
+                cacheBytes,
+                batchMemoryBytes);
+    }
+}
