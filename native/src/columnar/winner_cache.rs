@@ -1,7 +1,9 @@
-//! A byte-bounded cache of decoded rows by key, for a kernel's hot winners: one hash lookup on a
-//! hit, no RocksDB and no copy. It holds clean entries only (the kernel writes a winner to
-//! RocksDB in the same call that caches it), so eviction never writes. Eviction is CLOCK: an
-//! entry read since the hand last passed it gets a second chance.
+//! A byte-bounded cache of decoded rows by key, for a kernel's hot rows: one hash lookup on a
+//! hit, no RocksDB and no copy. An entry is clean (the kernel wrote it to RocksDB in the call that
+//! cached it) or dirty (the cache holds its only copy): an evicted dirty entry is handed back to
+//! be written ([`take_evicted`](WinnerCache::take_evicted)), and [`drain_dirty`](WinnerCache::drain_dirty)
+//! hands out all of them before a checkpoint. Eviction is CLOCK: an entry read since the hand last
+//! passed it gets a second chance.
 
 use hashbrown::HashTable;
 
@@ -16,6 +18,14 @@ pub struct CachedRow {
     pub written_at: i64,
     hash: u64,
     referenced: bool,
+    dirty: bool,
+}
+
+/// A dirty entry the cache evicted: the kernel writes it.
+pub struct EvictedRow {
+    pub key: Box<[u8]>,
+    pub row: Vec<u8>,
+    pub written_at: i64,
 }
 
 impl CachedRow {
@@ -34,6 +44,7 @@ pub struct WinnerCache {
     hand: usize,
     hits: u64,
     misses: u64,
+    evicted: Vec<EvictedRow>,
 }
 
 impl WinnerCache {
@@ -47,6 +58,7 @@ impl WinnerCache {
             hand: 0,
             hits: 0,
             misses: 0,
+            evicted: Vec::new(),
         }
     }
 
@@ -74,14 +86,25 @@ impl WinnerCache {
         self.slots[slot as usize].as_ref().expect("a slot returned by lookup")
     }
 
-    /// Caches `row` for `key`, replacing what the key had; evicts until it fits. A row larger
-    /// than the whole cache is not cached.
+    /// Caches `row` for `key` as written to RocksDB, replacing what the key had; evicts until it
+    /// fits. A row larger than the whole cache is not cached.
     pub fn put(&mut self, hash: u64, key: &[u8], row: &[u8], written_at: i64) {
+        self.put_entry(hash, key, row, written_at, false);
+    }
+
+    /// Caches `row` for `key` as its only copy, replacing what the key had; false (and nothing
+    /// cached, the key's old entry dropped) if the row is larger than the whole cache, when the
+    /// caller writes it itself.
+    pub fn put_dirty(&mut self, hash: u64, key: &[u8], row: &[u8], written_at: i64) -> bool {
+        self.put_entry(hash, key, row, written_at, true)
+    }
+
+    fn put_entry(&mut self, hash: u64, key: &[u8], row: &[u8], written_at: i64, dirty: bool) -> bool {
         let slots = &self.slots;
         if let Some(&slot) = self.table.find(hash, |&s| slots[s as usize].as_ref().is_some_and(|e| *e.key == *key)) {
             if key.len() + row.len() + ENTRY_OVERHEAD_BYTES > self.capacity {
                 self.remove(hash, key);
-                return;
+                return false;
             }
             let entry = self.slots[slot as usize].as_mut().expect("a live slot");
             self.used = self.used - entry.row.len() + row.len();
@@ -89,15 +112,16 @@ impl WinnerCache {
             entry.row.extend_from_slice(row);
             entry.written_at = written_at;
             entry.referenced = true;
+            entry.dirty = dirty;
             self.evict_until_fits(0, Some(slot));
-            return;
+            return true;
         }
         let weight = key.len() + row.len() + ENTRY_OVERHEAD_BYTES;
         if weight > self.capacity {
-            return;
+            return false;
         }
         self.evict_until_fits(weight, None);
-        let entry = CachedRow { key: key.into(), row: row.to_vec(), written_at, hash, referenced: false };
+        let entry = CachedRow { key: key.into(), row: row.to_vec(), written_at, hash, referenced: false, dirty };
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slots[slot as usize] = Some(entry);
@@ -111,6 +135,20 @@ impl WinnerCache {
         self.used += weight;
         let slots = &self.slots;
         self.table.insert_unique(hash, slot, |&s| slots[s as usize].as_ref().map_or(0, |e| e.hash));
+        true
+    }
+
+    /// The dirty entries evicted since the last call, for the caller to write.
+    pub fn take_evicted(&mut self) -> Vec<EvictedRow> {
+        std::mem::take(&mut self.evicted)
+    }
+
+    /// Hands every dirty entry (key, row, written at) to `write`, then counts them all clean.
+    pub fn drain_dirty(&mut self, mut write: impl FnMut(&[u8], &[u8], i64)) {
+        for entry in self.slots.iter_mut().flatten().filter(|e| e.dirty) {
+            write(&entry.key, &entry.row, entry.written_at);
+            entry.dirty = false;
+        }
     }
 
     /// Drops `key`'s entry, if any.
@@ -148,6 +186,13 @@ impl WinnerCache {
             let hash = entry.hash;
             if let Ok(found) = self.table.find_entry(hash, |&s| s == slot) {
                 found.remove();
+            }
+            if let Some(entry) = self.slots[slot as usize].as_ref().filter(|e| e.dirty) {
+                self.evicted.push(EvictedRow {
+                    key: entry.key.clone(),
+                    row: entry.row.clone(),
+                    written_at: entry.written_at,
+                });
             }
             self.free_slot(slot);
         }
@@ -214,6 +259,28 @@ mod tests {
         assert!(cache.lookup(hash(&0u64.to_be_bytes()), &0u64.to_be_bytes()).is_some());
         assert!(cache.lookup(hash(&999u64.to_be_bytes()), &999u64.to_be_bytes()).is_some());
         assert!(cache.lookup(hash(&500u64.to_be_bytes()), &500u64.to_be_bytes()).is_none());
+    }
+
+    #[test]
+    fn dirty_entries_are_handed_back_when_evicted_and_when_drained() {
+        let entry = 8 + 16 + ENTRY_OVERHEAD_BYTES;
+        let mut cache = WinnerCache::new(entry * 2);
+        for i in 0..3u64 {
+            let key = i.to_be_bytes();
+            assert!(cache.put_dirty(hash(&key), &key, &[i as u8; 16], i as i64));
+        }
+        let evicted = cache.take_evicted();
+        assert_eq!(evicted.len(), 1, "the third entry evicted one of two");
+        assert_eq!((&evicted[0].key[..], evicted[0].row[0], evicted[0].written_at), (&0u64.to_be_bytes()[..], 0, 0));
+        assert!(cache.take_evicted().is_empty());
+        let mut drained = Vec::new();
+        cache.drain_dirty(|key, row, at| drained.push((key.to_vec(), row[0], at)));
+        drained.sort();
+        assert_eq!(drained, vec![(1u64.to_be_bytes().to_vec(), 1, 1), (2u64.to_be_bytes().to_vec(), 2, 2)]);
+        cache.drain_dirty(|_, _, _| panic!("drained entries are clean"));
+        cache.put(hash(b"clean"), b"clean", &[0; 60], 0);
+        assert!(cache.take_evicted().is_empty(), "evicting clean entries writes nothing");
+        assert!(!cache.put_dirty(1, b"k", &[0; 1000], 0), "too large for the cache");
     }
 
     #[test]

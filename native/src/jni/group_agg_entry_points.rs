@@ -120,6 +120,19 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_aggr
     })
 }
 
+/// Writes the accumulators the aggregator's cache holds unwritten.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_flushGroupAggregator(
+    mut env: JNIEnv,
+    _class: JClass,
+    aggregator: jlong,
+) {
+    call(&mut env, (), |_| {
+        let aggregator = unsafe { borrow_mut::<GroupAggregatorHandle>(aggregator)? };
+        Ok(aggregator.kernel.flush()?)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeGroupAggregator(
     mut env: JNIEnv,

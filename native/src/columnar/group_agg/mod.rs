@@ -3,9 +3,12 @@
 //! one accumulator row per key; see [`stored_rows`](super::stored_rows) for its bytes).
 //!
 //! Per batch: the distinct keys, a cache lookup for each, one multi-get of those the cache lacks,
-//! then every row in order as `GroupAggHelper.processElement` handles it, one write batch of the
-//! accumulators that changed (a delete for a key whose rows were all retracted), and the cache
-//! updated. Each row's result says what Flink emits for it:
+//! then every row in order as `GroupAggHelper.processElement` handles it, and one write batch.
+//! The cache is write-back: a changed accumulator row goes into it as its only copy, and reaches
+//! RocksDB when the cache evicts it (in the write batch of the batch that evicted it) or when the
+//! operator [flushes](GroupAggregator::flush) before a checkpoint barrier; without a cache, every
+//! changed row is in the write batch. A key whose rows were all retracted is deleted at once.
+//! Each row's result says what Flink emits for it:
 //!
 //! - a retraction for a key without accumulators: nothing;
 //! - the key's first row: INSERT of the new value;
@@ -24,7 +27,7 @@ use arrow::datatypes::{DataType, Field, Fields};
 
 use super::batch_keys::{key_and_row_columns, BatchKeys};
 use super::binary_row::BinaryRow;
-use super::key_groups::KeyGroupLayout;
+use super::key_groups::{row_hash, KeyGroupLayout};
 use super::stored_rows::{read_values, KeptValue, ValueFormat};
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
@@ -305,7 +308,7 @@ impl GroupAggregator {
         let format = self.format();
         let mut buffer = Vec::new();
         let mut row = Vec::new();
-        // (key start, value start, end, distinct key); a deleted key has an empty value.
+        // (key start, value start, end); a deleted key has an empty value.
         let mut entries = Vec::new();
         for index in 0..batch_keys.keys.len() {
             if !accs.touched[index] {
@@ -313,19 +316,61 @@ impl GroupAggregator {
             }
             let key = &batch_keys.keys[index];
             let key_bytes = batch_keys.key(keys, index as u32);
+            if accs.present[index] {
+                row.clear();
+                write_numbers(&mut row, &self.accumulators.types, accs.of(index));
+                if self.cache.put_dirty(key.hash, key_bytes, &row, now) {
+                    continue;
+                }
+            } else {
+                self.cache.remove(key.hash, key_bytes);
+                row.clear();
+            }
             let key_start = buffer.len();
             self.config.layout.write_state_key(&mut buffer, key.key_group, key_bytes);
             let value_start = buffer.len();
             if accs.present[index] {
-                row.clear();
-                write_numbers(&mut row, &self.accumulators.types, accs.of(index));
                 format.write_value(&mut buffer, &row, now);
-                self.cache.put(key.hash, key_bytes, &row, now);
-            } else {
-                self.cache.remove(key.hash, key_bytes);
             }
             entries.push((key_start, value_start, buffer.len()));
         }
+        for evicted in self.cache.take_evicted() {
+            entries.push(self.append_entry(&mut buffer, &evicted.key, &evicted.row, evicted.written_at)?);
+        }
+        self.commit(&buffer, entries)
+    }
+
+    /// Writes every accumulator row the cache holds unwritten, in one write batch: before a
+    /// checkpoint, so that the snapshot has them.
+    pub fn flush(&mut self) -> Result<()> {
+        let mut dirty = Vec::new();
+        self.cache.drain_dirty(|key, row, written_at| dirty.push((key.to_vec(), row.to_vec(), written_at)));
+        let mut buffer = Vec::new();
+        let mut entries = Vec::with_capacity(dirty.len());
+        for (key, row, written_at) in dirty {
+            entries.push(self.append_entry(&mut buffer, &key, &row, written_at)?);
+        }
+        self.commit(&buffer, entries)
+    }
+
+    /// Appends the state key and value of `key`'s accumulator `row`, written at `written_at`.
+    fn append_entry(
+        &self,
+        buffer: &mut Vec<u8>,
+        key: &[u8],
+        row: &[u8],
+        written_at: i64,
+    ) -> Result<(usize, usize, usize)> {
+        let key_start = buffer.len();
+        let key_group = self.config.layout.key_group(row_hash(key)?)?;
+        self.config.layout.write_state_key(buffer, key_group, key);
+        let value_start = buffer.len();
+        self.format().write_value(buffer, row, written_at);
+        Ok((key_start, value_start, buffer.len()))
+    }
+
+    /// Applies `entries` of `buffer` (puts, and deletes where the value is empty) in one write.
+    fn commit(&self, buffer: &[u8], mut entries: Vec<(usize, usize, usize)>) -> Result<()> {
         if entries.is_empty() {
             return Ok(());
         }

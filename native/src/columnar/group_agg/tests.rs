@@ -15,10 +15,14 @@ const DELETE_KIND: u8 = 3;
 fn aggregator(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>, retracting: bool) -> GroupAggregator {
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
     let column_family = StateColumnFamily::open(&store, "accState").unwrap();
+    GroupAggregator::new(column_family, aggregator_config(retracting, ttl_millis), cache_bytes, None).unwrap()
+}
+
+fn aggregator_config(retracting: bool, ttl_millis: Option<i64>) -> GroupAggConfig {
     let v = Some((1, FieldType::BigInt));
     let sum = if retracting { Function::SumWithRetract } else { Function::Sum };
     let max = if retracting { Function::Sum0 } else { Function::Max };
-    let config = GroupAggConfig {
+    GroupAggConfig {
         input_arity: 2,
         calls: vec![
             AggregateCall { function: Function::CountStar, argument: None, filter: None },
@@ -30,8 +34,7 @@ fn aggregator(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>, retrac
         ttl_millis,
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
-    };
-    GroupAggregator::new(column_family, config, cache_bytes, None).unwrap()
+    }
 }
 
 fn batch(rows: &[(u8, i64, i64)]) -> StructArray {
@@ -180,4 +183,41 @@ fn a_retraction_into_an_insert_only_aggregation_fails() {
     let mut aggregator = aggregator(&dir, 0, None, false);
     aggregator.aggregate(&batch(&[insert(1, 5)]), 0).unwrap();
     assert!(aggregator.aggregate(&batch(&[(UPDATE_BEFORE, 1, 5)]), 0).is_err());
+}
+
+#[test]
+fn the_cache_holds_changed_accumulators_until_evicted_or_flushed() {
+    let dir = TempDir::new();
+    let mut cached = aggregator(&dir, 1 << 20, None, false);
+    cached.aggregate(&batch(&[insert(1, 5), insert(2, 6)]), 0).unwrap();
+    assert_eq!(cached.column_family.count_entries().unwrap(), 0, "both rows are only in the cache");
+    cached.flush().unwrap();
+    assert_eq!(cached.column_family.count_entries().unwrap(), 2);
+    cached.aggregate(&batch(&[insert(1, 1)]), 0).unwrap();
+
+    let mut uncached =
+        GroupAggregator::new(cached.column_family.clone(), aggregator_config(false, None), 0, None).unwrap();
+    let stale = uncached.aggregate(&batch(&[insert(2, 1)]), 0).unwrap();
+    assert_eq!(results(&stale)[0].1, values(1, Some(6), 6), "key 2 as flushed");
+    cached.flush().unwrap();
+    let flushed = uncached.aggregate(&batch(&[insert(1, 1)]), 0).unwrap();
+    assert_eq!(results(&flushed)[0].1, values(2, Some(6), 5), "key 1 as flushed the second time");
+}
+
+#[test]
+fn evicted_accumulators_are_written() {
+    let dir = TempDir::new();
+    // Room for about two entries: every batch evicts.
+    let mut aggregator = aggregator(&dir, 300, None, false);
+    for k in 0..50 {
+        aggregator.aggregate(&batch(&[insert(k, k)]), 0).unwrap();
+    }
+    let written = aggregator.column_family.count_entries().unwrap();
+    assert!((45..50).contains(&written), "{written} of 50 keys written on eviction");
+    aggregator.flush().unwrap();
+    assert_eq!(aggregator.column_family.count_entries().unwrap(), 50);
+    for k in 0..50 {
+        let again = aggregator.aggregate(&batch(&[insert(k, 1)]), 0).unwrap();
+        assert_eq!(results(&again)[0].1, values(1, Some(k), k), "key {k}");
+    }
 }

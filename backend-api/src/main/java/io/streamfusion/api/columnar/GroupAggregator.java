@@ -3,8 +3,10 @@ package io.streamfusion.api.columnar;
 /**
  * Aggregates per key as Flink's {@code GroupAggFunction} does, one Arrow batch per call, with the
  * accumulators in Flink's own {@code accState}: the key group of each key, the distinct keys, one
- * multi-get of the accumulators no cache holds, every row in order, and one write batch of the
- * accumulators that changed. TTL expiry and timestamps follow the backend's TTL clock.
+ * multi-get of the accumulators no cache holds, every row in order, and one write batch: of the
+ * accumulators the write-back cache evicted, the deletes, and the changed accumulators it had no
+ * room for ({@link #flush} writes the rest). TTL expiry and timestamps follow the backend's TTL
+ * clock.
  *
  * <p>Batches have {@link Top1Ranker#BATCH_SCHEMA}'s layout; each row's RowKind byte says whether it
  * accumulates or retracts. A result is a struct array with one entry per row: {@code decision}
@@ -38,6 +40,12 @@ public interface GroupAggregator extends AutoCloseable {
      * @param resultSchemaAddress an empty {@code ArrowSchema} the result's schema is exported into
      */
     void aggregate(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
+
+    /**
+     * Writes the accumulators that only the aggregator's cache holds (its cache is write-back): the
+     * operator calls it before a checkpoint barrier, so that the snapshot has them.
+     */
+    void flush();
 
     /** Lookups the cache answered since the aggregator opened; safe from any thread. */
     long cacheHits();

@@ -31,6 +31,11 @@ final class StreamFusionGroupAggregator implements GroupAggregator {
     }
 
     @Override
+    public void flush() {
+        aggregator.flush();
+    }
+
+    @Override
     public long cacheHits() {
         return aggregator.cacheHits();
     }

@@ -68,6 +68,11 @@ public final class NativeGroupAggregator extends NativeHandle {
                 handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
     }
 
+    /** Writes the accumulators only the cache holds. */
+    public void flush() {
+        NativeMethods.flushGroupAggregator(handle());
+    }
+
     public long cacheHits() {
         return stats.cacheHits();
     }

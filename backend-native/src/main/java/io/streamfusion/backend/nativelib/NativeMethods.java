@@ -138,6 +138,8 @@ final class NativeMethods {
             long resultSchemaAddress,
             long nowMillis);
 
+    static native void flushGroupAggregator(long aggregator);
+
     static native void closeGroupAggregator(long aggregator);
 
     static native long openUpsertMaterializer(

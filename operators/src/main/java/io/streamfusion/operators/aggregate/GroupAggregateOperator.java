@@ -21,8 +21,9 @@ import org.apache.arrow.memory.BufferAllocator;
  * JoinedRowData}, with the input record's timestamp.
  *
  * <p>Its state is Flink's {@code accState} with the same serializer and TTL, so a savepoint moves
- * between this operator and Flink's. The native group aggregator runs each batch in one call.
- * Accumulators are written when they change, so nothing is left to flush at a checkpoint.
+ * between this operator and Flink's. The native group aggregator runs each batch in one call. Its
+ * cache is write-back: changed accumulators reach the state when the cache evicts them, and all of
+ * them before every checkpoint barrier ({@link #flushKernel}).
  */
 public final class GroupAggregateOperator extends BatchingKeyedOperator {
 
@@ -86,6 +87,11 @@ public final class GroupAggregateOperator extends BatchingKeyedOperator {
     private void emit(RowBatch batch, int i, RowKind kind, RowData value) {
         output.replace(batch.key(i), value).setRowKind(kind);
         emit(batch, i, output);
+    }
+
+    @Override
+    protected void flushKernel() {
+        aggregator.flush();
     }
 
     @Override

@@ -34,8 +34,9 @@ import javax.annotation.Nullable;
  * holds {@code batch-rows} rows (or half the batch memory), when its first row is {@code
  * batch-latency} old, before a watermark is forwarded, before a checkpoint barrier is sent (in
  * {@link #prepareSnapshotPreBarrier}, so every record of a batch belongs to the checkpoint its rows
- * came before), and at the end of input. An operator that replaces one of Flink's mini-batch
- * operators batches from a {@link MiniBatchBundle} instead, to emit in the bundle's order.
+ * came before, followed by {@link #flushKernel}), and at the end of input. An operator that
+ * replaces one of Flink's mini-batch operators batches from a {@link MiniBatchBundle} instead, to
+ * emit in the bundle's order.
  *
  * <p>The operator computes each row's key with the node's own key selector, so the framework's
  * per-record {@code setCurrentKey} is skipped ({@link #hasKeyContext1()} is false): no state is
@@ -336,8 +337,15 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         flush();
+        flushKernel();
         super.prepareSnapshotPreBarrier(checkpointId);
     }
+
+    /**
+     * Writes what the kernel holds only in memory to the state, before a checkpoint barrier is sent
+     * and after the last batch before it was processed; by default there is nothing.
+     */
+    protected void flushKernel() throws Exception {}
 
     @Override
     public void finish() throws Exception {
