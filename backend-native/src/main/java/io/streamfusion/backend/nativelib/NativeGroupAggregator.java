@@ -8,13 +8,10 @@ import io.streamfusion.api.columnar.GroupAggregatorSpec;
  * column family of its accumulator state. It holds its own reference to the store, and its share of
  * the slot budget until it is closed.
  */
-public final class NativeGroupAggregator extends NativeHandle {
-
-    private final NativeKernelStats stats;
+public final class NativeGroupAggregator extends NativeCachingKernel {
 
     private NativeGroupAggregator(long handle, String stateName, NativeKernelStats stats) {
-        super(handle, "StreamFusion group aggregator of state '" + stateName + "'");
-        this.stats = stats;
+        super(handle, "StreamFusion group aggregator of state '" + stateName + "'", stats);
     }
 
     /**
@@ -71,18 +68,6 @@ public final class NativeGroupAggregator extends NativeHandle {
     /** Writes the accumulators only the cache holds. */
     public void flush() {
         NativeMethods.flushGroupAggregator(handle());
-    }
-
-    public long cacheHits() {
-        return stats.cacheHits();
-    }
-
-    public long cacheMisses() {
-        return stats.cacheMisses();
-    }
-
-    public long reservedBytes() {
-        return stats.reservedBytes();
     }
 
     @Override

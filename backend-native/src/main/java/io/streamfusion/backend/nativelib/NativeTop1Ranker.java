@@ -8,13 +8,10 @@ import io.streamfusion.api.columnar.Top1RankerSpec;
  * family of its winner state. It holds its own reference to the store, and its share of the slot
  * budget until it is closed.
  */
-public final class NativeTop1Ranker extends NativeHandle {
-
-    private final NativeKernelStats stats;
+public final class NativeTop1Ranker extends NativeCachingKernel {
 
     private NativeTop1Ranker(long handle, String stateName, NativeKernelStats stats) {
-        super(handle, "StreamFusion Top-1 ranker of state '" + stateName + "'");
-        this.stats = stats;
+        super(handle, "StreamFusion Top-1 ranker of state '" + stateName + "'", stats);
     }
 
     /**
@@ -66,21 +63,6 @@ public final class NativeTop1Ranker extends NativeHandle {
             long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress, long now) {
         NativeMethods.rankTop1Batch(
                 handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
-    }
-
-    /** Cache hits since the ranker opened, as of its last batch; readable from any thread. */
-    public long cacheHits() {
-        return stats.cacheHits();
-    }
-
-    /** Cache misses since the ranker opened, as of its last batch; readable from any thread. */
-    public long cacheMisses() {
-        return stats.cacheMisses();
-    }
-
-    /** Bytes of the slot budget the ranker reserved. */
-    public long reservedBytes() {
-        return stats.reservedBytes();
     }
 
     @Override

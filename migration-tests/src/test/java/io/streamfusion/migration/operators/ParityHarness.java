@@ -307,18 +307,10 @@ final class ParityHarness {
      * canonical and a native savepoint: the checks of an operator whose state is Flink's.
      */
     void assertSameEverywhere(Shape shape) throws Exception {
-        long rows = shape.rows().size();
         Outcome reference = run(shape, List.of(Phase.toEnd(1, false)));
         assertSameStraightAndRestored(shape, reference);
         assertSameRescaled(shape, reference);
-        Outcome switched =
-                run(
-                        shape,
-                        List.of(
-                                new Phase(1, true, Stop.CANONICAL_SAVEPOINT, rows * 3 / 10),
-                                new Phase(1, false, Stop.NATIVE_SAVEPOINT, rows * 3 / 5),
-                                Phase.toEnd(1, true)));
-        assertSameChangelog(shape, reference, switched, "switched on -> off -> on");
+        assertSameSwitched(shape, reference);
     }
 
     /**
@@ -363,15 +355,8 @@ final class ParityHarness {
      * savepoints, and checks each key's changelog against {@code reference}.
      */
     void assertSameRescaled(Shape shape, Outcome reference) throws Exception {
-        long rows = shape.rows().size();
         for (Stop savepoint : List.of(Stop.NATIVE_SAVEPOINT, Stop.CANONICAL_SAVEPOINT)) {
-            Outcome rescaled =
-                    run(
-                            shape,
-                            List.of(
-                                    new Phase(1, true, savepoint, rows * 3 / 10),
-                                    new Phase(2, true, savepoint, rows * 13 / 20),
-                                    Phase.toEnd(1, true)));
+            Outcome rescaled = runRescaled(shape, savepoint);
             assertSameChangelogPerKey(
                     shape, reference, rescaled, "rescaled 1 -> 2 -> 1 through " + savepoint);
         }
@@ -385,17 +370,10 @@ final class ParityHarness {
      * the changelog is applied.
      */
     void assertSameEverywhereInterleaved(Shape shape) throws Exception {
-        long rows = shape.rows().size();
         Outcome reference = run(shape, List.of(Phase.toEnd(1, false)));
         assertSameStraightAndRestored(shape, reference);
         for (Stop savepoint : List.of(Stop.NATIVE_SAVEPOINT, Stop.CANONICAL_SAVEPOINT)) {
-            Outcome rescaled =
-                    run(
-                            shape,
-                            List.of(
-                                    new Phase(1, true, savepoint, rows * 3 / 10),
-                                    new Phase(2, true, savepoint, rows * 13 / 20),
-                                    Phase.toEnd(1, true)));
+            Outcome rescaled = runRescaled(shape, savepoint);
             assertTrue(
                     rescaled.columnarRows() > 0,
                     shape + ": the columnar operator processed no row");
@@ -404,14 +382,7 @@ final class ParityHarness {
                     applied(rescaled.changelog()),
                     shape + " rescaled 1 -> 2 -> 1 through " + savepoint);
         }
-        Outcome switched =
-                run(
-                        shape,
-                        List.of(
-                                new Phase(1, true, Stop.CANONICAL_SAVEPOINT, rows * 3 / 10),
-                                new Phase(1, false, Stop.NATIVE_SAVEPOINT, rows * 3 / 5),
-                                Phase.toEnd(1, true)));
-        assertSameChangelog(shape, reference, switched, "switched on -> off -> on");
+        assertSameSwitched(shape, reference);
     }
 
     /** The rows a changelog leaves: each +I/+U adds its row, each -U/-D takes one away. */
@@ -427,6 +398,30 @@ final class ParityHarness {
         }
         rows.values().removeIf(count -> count == 0);
         return rows;
+    }
+
+    /** Switches the layer on -> off -> on through a canonical and a native savepoint. */
+    private void assertSameSwitched(Shape shape, Outcome reference) throws Exception {
+        long rows = shape.rows().size();
+        Outcome switched =
+                run(
+                        shape,
+                        List.of(
+                                new Phase(1, true, Stop.CANONICAL_SAVEPOINT, rows * 3 / 10),
+                                new Phase(1, false, Stop.NATIVE_SAVEPOINT, rows * 3 / 5),
+                                Phase.toEnd(1, true)));
+        assertSameChangelog(shape, reference, switched, "switched on -> off -> on");
+    }
+
+    /** Runs {@code shape} with the layer on, rescaled 1 -> 2 -> 1 through {@code savepoint}s. */
+    private Outcome runRescaled(Shape shape, Stop savepoint) throws Exception {
+        long rows = shape.rows().size();
+        return run(
+                shape,
+                List.of(
+                        new Phase(1, true, savepoint, rows * 3 / 10),
+                        new Phase(2, true, savepoint, rows * 13 / 20),
+                        Phase.toEnd(1, true)));
     }
 
     static long columnarRows(Map<String, Object> accumulators) {
