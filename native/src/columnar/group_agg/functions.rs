@@ -298,6 +298,47 @@ impl AggregateCall {
         Ok(())
     }
 
+    /// Merges `other`, another accumulator of this call (a local aggregation's), into `acc`, as
+    /// the functions' merge expressions do: counts add, a sum takes the other's where it has none
+    /// and adds otherwise (`$SUM0` and AVG sums add, NULL if either is), MIN and MAX keep the
+    /// smaller or greater by Java's `<` and `>`.
+    pub fn merge(&self, acc: &mut [Option<Number>], types: &[NumberType], other: &[Option<Number>]) {
+        let add = |t: NumberType, a: Option<Number>, b: Option<Number>| match (a, b) {
+            (Some(a), Some(b)) => Some(t.plus(a, b)),
+            _ => None,
+        };
+        match self.function {
+            Function::CountStar | Function::Count => acc[0] = add(types[0], acc[0], other[0]),
+            Function::Sum | Function::SumWithRetract => {
+                acc[0] = match (acc[0], other[0]) {
+                    (_, None) => acc[0],
+                    (None, theirs) => theirs,
+                    (Some(ours), Some(theirs)) => Some(types[0].plus(ours, theirs)),
+                };
+                if self.function == Function::SumWithRetract {
+                    acc[1] = add(types[1], acc[1], other[1]);
+                }
+            }
+            Function::Sum0 => acc[0] = add(types[0], acc[0], other[0]),
+            Function::Avg => {
+                acc[0] = add(types[0], acc[0], other[0]);
+                acc[1] = add(types[1], acc[1], other[1]);
+            }
+            Function::Max | Function::Min => {
+                if let Some(theirs) = other[0] {
+                    let replaces = match acc[0] {
+                        None => true,
+                        Some(ours) if self.function == Function::Max => greater(theirs, ours),
+                        Some(ours) => greater(ours, theirs),
+                    };
+                    if replaces {
+                        acc[0] = Some(theirs);
+                    }
+                }
+            }
+        }
+    }
+
     /// The call's value for the accumulator `acc`.
     pub fn value(&self, acc: &[Option<Number>]) -> Result<Option<Number>> {
         let no_rows = acc.get(1).is_some_and(|count| *count == Some(Number::Int(0)));
@@ -422,6 +463,27 @@ mod tests {
         let mut acc = vec![None];
         let (row, _) = long(1);
         assert!(sum.update(&mut acc, &types, &BinaryRow::new(&row, 2).unwrap(), true).is_err());
+    }
+
+    #[test]
+    fn merging_adds_counts_and_sums_and_keeps_extremes() {
+        let merged = |call: &AggregateCall, ours: &[Option<Number>], theirs: &[Option<Number>]| {
+            let mut acc = ours.to_vec();
+            call.merge(&mut acc, &call.accumulator_types().unwrap(), theirs);
+            acc
+        };
+        let int = |v: i64| Some(Number::Int(v));
+        let sum = call(Function::SumWithRetract, FieldType::TinyInt);
+        assert_eq!(merged(&sum, &[int(100), int(1)], &[int(100), int(2)]), vec![int(-56), int(3)]);
+        assert_eq!(merged(&sum, &[None, int(0)], &[int(4), int(1)]), vec![int(4), int(1)]);
+        assert_eq!(merged(&sum, &[int(4), int(1)], &[None, int(0)]), vec![int(4), int(1)]);
+        let max = call(Function::Max, FieldType::BigInt);
+        assert_eq!(merged(&max, &[int(3)], &[int(9)]), vec![int(9)]);
+        assert_eq!(merged(&max, &[int(3)], &[None]), vec![int(3)]);
+        let min = call(Function::Min, FieldType::BigInt);
+        assert_eq!(merged(&min, &[None], &[int(9)]), vec![int(9)]);
+        let avg = call(Function::Avg, FieldType::Int);
+        assert_eq!(merged(&avg, &[int(5), int(2)], &[int(-1), int(1)]), vec![int(4), int(3)]);
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub struct GroupAggConfig {
     pub value_arity: usize,
     /// The accumulator field that counts rows (`RecordCounter`), if the input retracts.
     pub count_star_field: Option<usize>,
+    /// Where the accumulator fields start in input rows that are a local aggregation's
+    /// accumulators (the key, then the accumulators, as Flink's two-phase aggregation sends them),
+    /// which are merged; none for input rows that are accumulated or retracted.
+    pub merged_from: Option<usize>,
     pub ttl_millis: Option<i64>,
     pub generate_update_before: bool,
     pub layout: KeyGroupLayout,
@@ -83,6 +87,15 @@ impl AccumulatorLayout {
             starts.push(types.len());
             types.extend(call.accumulator_types()?);
         }
+        if let Some(start) = config.merged_from {
+            if start + types.len() != config.input_arity {
+                return Err(NativeError::InvalidArgument(format!(
+                    "{} accumulator fields from field {start} of rows of {} fields",
+                    types.len(),
+                    config.input_arity
+                )));
+            }
+        }
         if config.value_arity > config.calls.len() {
             return Err(NativeError::InvalidArgument(format!(
                 "{} values of {} calls",
@@ -101,8 +114,17 @@ impl AccumulatorLayout {
     }
 
     fn fields<'a>(&self, call: usize, acc: &'a mut [Option<Number>]) -> (&'a mut [Option<Number>], &[NumberType]) {
-        let end = self.starts.get(call + 1).copied().unwrap_or(self.types.len());
+        let end = self.end(call);
         (&mut acc[self.starts[call]..end], &self.types[self.starts[call]..end])
+    }
+
+    /// The fields of `call` in the accumulator row `acc`.
+    fn range<'a>(&self, call: usize, acc: &'a [Option<Number>]) -> &'a [Option<Number>] {
+        &acc[self.starts[call]..self.end(call)]
+    }
+
+    fn end(&self, call: usize) -> usize {
+        self.starts.get(call + 1).copied().unwrap_or(self.types.len())
     }
 }
 
@@ -179,11 +201,13 @@ impl GroupAggregator {
         let mut before = vec![None; self.config.value_arity];
         let mut after = vec![None; self.config.value_arity];
         let mut row_bytes = Vec::new();
+        let mut merged = vec![None; self.accumulators.types.len()];
         for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
             let key = key as usize;
             let row = BinaryRow::new(rows.value(i), self.config.input_arity)?;
-            // RowKind bytes: INSERT 0 and UPDATE_AFTER 2 accumulate, UPDATE_BEFORE 1 and DELETE 3 retract.
-            let retract = matches!(row.row_kind(), 1 | 3);
+            // RowKind bytes: INSERT 0 and UPDATE_AFTER 2 accumulate, UPDATE_BEFORE 1 and DELETE 3
+            // retract. Merged accumulators are never retractions.
+            let retract = self.config.merged_from.is_none() && matches!(row.row_kind(), 1 | 3);
             let first = !accs.present[key];
             if first && retract {
                 decision.push(NOTHING);
@@ -199,9 +223,17 @@ impl GroupAggregator {
             } else {
                 self.values(acc, &mut before)?;
             }
+            if let Some(start) = self.config.merged_from {
+                for (field, value) in merged.iter_mut().enumerate() {
+                    *value = self.accumulators.types[field].read(&row, start + field);
+                }
+            }
             for (call, aggregate) in self.config.calls.iter().enumerate() {
                 let (fields, types) = self.accumulators.fields(call, acc);
-                aggregate.update(fields, types, &row, retract)?;
+                match self.config.merged_from {
+                    Some(_) => aggregate.merge(fields, types, self.accumulators.range(call, &merged)),
+                    None => aggregate.update(fields, types, &row, retract)?,
+                }
             }
             self.values(acc, &mut after)?;
             let no_rows = self.config.count_star_field.is_some_and(|f| matches!(acc[f], None | Some(Number::Int(0))));

@@ -31,6 +31,7 @@ fn aggregator_config(retracting: bool, ttl_millis: Option<i64>) -> GroupAggConfi
         ],
         value_arity: 3,
         count_star_field: retracting.then_some(0),
+        merged_from: None,
         ttl_millis,
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -134,6 +135,7 @@ fn aggregator_without_count(dir: &TempDir, ttl_millis: Option<i64>) -> GroupAggr
         calls: vec![AggregateCall { function: Function::Max, argument: Some((1, FieldType::BigInt)), filter: None }],
         value_arity: 1,
         count_star_field: None,
+        merged_from: None,
         ttl_millis,
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -220,4 +222,64 @@ fn evicted_accumulators_are_written() {
         let again = aggregator.aggregate(&batch(&[insert(k, 1)]), 0).unwrap();
         assert_eq!(results(&again)[0].1, values(1, Some(k), k), "key {k}");
     }
+}
+
+#[test]
+fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
+    let dir = TempDir::new();
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let column_family = StateColumnFamily::open(&store, "accState").unwrap();
+    // Rows (k, count1, sum, sum's count) of `SELECT k, SUM(v)` over retractions, two-phase.
+    let config = GroupAggConfig {
+        input_arity: 4,
+        calls: vec![
+            AggregateCall { function: Function::SumWithRetract, argument: Some((0, FieldType::BigInt)), filter: None },
+            AggregateCall { function: Function::CountStar, argument: None, filter: None },
+        ],
+        value_arity: 1,
+        count_star_field: Some(2),
+        merged_from: Some(1),
+        ttl_millis: None,
+        generate_update_before: true,
+        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
+    };
+    let mut aggregator = GroupAggregator::new(column_family, config, 1 << 20, None).unwrap();
+    let local = |k: i64, sum: Option<i64>, sum_count: i64, count: i64| {
+        let row = RowBuilder::new(4).long(0, k).long(2, sum_count).long(3, count);
+        match sum {
+            Some(sum) => row.long(1, sum),
+            None => row.null(1),
+        }
+        .build()
+    };
+    let batch_of = |rows: Vec<Vec<u8>>| {
+        let keys: Vec<Vec<u8>> =
+            rows.iter().map(|r| RowBuilder::new(1).long(0, BinaryRow::new(r, 4).unwrap().get_i64(0)).build()).collect();
+        let DataType::Struct(fields) = batch_type() else { unreachable!() };
+        StructArray::new(
+            fields,
+            vec![
+                Arc::new(BinaryArray::from_iter_values(keys.iter())),
+                Arc::new(BinaryArray::from_iter_values(rows.iter())),
+            ],
+            None,
+        )
+    };
+    let value = |result: &StructArray, column: usize| {
+        let array = result.column(column).as_any().downcast_ref::<BinaryArray>().unwrap();
+        (!array.is_null(0)).then(|| {
+            let mut out = [None];
+            read_numbers(array.value(0), &[NumberType::BigInt], &mut out).unwrap();
+            out[0]
+        })
+    };
+    let first = aggregator.aggregate(&batch_of(vec![local(1, Some(7), 2, 2)]), 0).unwrap();
+    assert_eq!((decisions(&first), value(&first, 2)), (vec![INSERT], Some(Some(Number::Int(7)))));
+    let more = aggregator.aggregate(&batch_of(vec![local(1, Some(-3), 0, 0)]), 0).unwrap();
+    assert_eq!(
+        (decisions(&more), value(&more, 1), value(&more, 2)),
+        (vec![UPDATE], Some(Some(Number::Int(7))), Some(Some(Number::Int(4))))
+    );
+    let gone = aggregator.aggregate(&batch_of(vec![local(1, Some(-4), -2, -2)]), 0).unwrap();
+    assert_eq!((decisions(&gone), value(&gone, 1)), (vec![DELETE], Some(Some(Number::Int(4)))));
 }

@@ -12,6 +12,8 @@ import java.util.List;
  *     for retractions is not)
  * @param countStarField the accumulator field that counts rows (Flink's {@code RecordCounter}
  *     index), or -1 when the input never retracts
+ * @param mergedFrom where the accumulator fields start in input rows that are accumulators to merge
+ *     (a two-phase aggregation's global half); -1 for input rows to accumulate or retract
  * @param generateUpdateBefore whether a changed value is retracted with UPDATE_BEFORE
  * @param cacheBytes bytes of the slot's memory budget the aggregator may keep hot accumulators in;
  *     0 for no cache
@@ -23,6 +25,7 @@ public record GroupAggregatorSpec(
         List<AggregateCall> calls,
         int valueArity,
         int countStarField,
+        int mergedFrom,
         boolean generateUpdateBefore,
         long cacheBytes,
         long batchMemoryBytes) {

@@ -45,6 +45,7 @@ public final class NativeGroupAggregator extends NativeCachingKernel {
                         calls,
                         spec.valueArity(),
                         spec.countStarField(),
+                        spec.mergedFrom(),
                         spec.generateUpdateBefore(),
                         spec.cacheBytes(),
                         spec.batchMemoryBytes(),

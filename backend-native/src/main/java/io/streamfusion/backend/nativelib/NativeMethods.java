@@ -120,6 +120,7 @@ final class NativeMethods {
             int[] calls,
             int valueArity,
             int countStarField,
+            int mergedFrom,
             boolean generateUpdateBefore,
             long cacheBytes,
             long batchMemoryBytes,

@@ -122,6 +122,56 @@ final class AggregateShapes {
         return shapes;
     }
 
+    /**
+     * Mini-batch shapes, which the planner runs in two phases (a local aggregation per bundle, then
+     * the global half, which the layer replaces): bundles end only by count, at checkpoints and at
+     * the end of input.
+     */
+    static List<ParityHarness.Shape> miniBatch() {
+        String bigints = "COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v)";
+        String bigintSink = "c BIGINT, cv BIGINT, sv BIGINT, mn BIGINT, mx BIGINT, av BIGINT";
+        List<ParityHarness.Shape> shapes = new ArrayList<>();
+        shapes.add(
+                byK(
+                        "mini-batch of 7, BIGINT",
+                        bigints,
+                        bigintSink,
+                        false,
+                        ParityHarness.miniBatchOf("7", Map.of())));
+        shapes.add(
+                byK(
+                        "mini-batch of 100, floating point and narrow integers, upsert sink",
+                        "SUM(d), AVG(f), MAX(d), MIN(f), SUM(t), AVG(s), COUNT(i) FILTER (WHERE v > 0)",
+                        "sd DOUBLE, af FLOAT, xd DOUBLE, nf FLOAT, st TINYINT, vs SMALLINT, ci BIGINT",
+                        true,
+                        ParityHarness.miniBatchOf("100", Map.of())));
+        shapes.add(
+                byK(
+                        "mini-batch of 1000, ttl 1 h, batches of 3, no cache",
+                        bigints,
+                        bigintSink,
+                        false,
+                        ParityHarness.miniBatchOf(
+                                "1000",
+                                Map.of(
+                                        "table.exec.state.ttl",
+                                        "1 h",
+                                        "streamfusion.operators.batch-rows",
+                                        "3",
+                                        "streamfusion.operators.cache-size",
+                                        "0"))));
+        String counts = "(SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k)";
+        shapes.add(
+                shape(
+                        "mini-batch of 20, two levels: merged retractions",
+                        "SELECT c, COUNT(*), SUM(s), AVG(s) FROM " + counts + " GROUP BY c",
+                        "c BIGINT, n BIGINT, ss BIGINT, sa BIGINT",
+                        false,
+                        ParityHarness.miniBatchOf("20", Map.of()),
+                        0));
+        return shapes;
+    }
+
     /** {@code SELECT k, <aggregates> FROM src GROUP BY k}. */
     private static ParityHarness.Shape byK(
             String name,

@@ -35,7 +35,7 @@ final class DeduplicateShapes {
                             "mini-batch of " + size + ", keep-last, repeated rows",
                             "k, k2, v",
                             false,
-                            miniBatchOf(size, Map.of()),
+                            ParityHarness.miniBatchOf(size, Map.of()),
                             0));
             shapes.add(
                     shape(
@@ -44,29 +44,32 @@ final class DeduplicateShapes {
                             false,
                             "PARTITION BY k",
                             "pt ASC",
-                            miniBatchOf(size, Map.of()),
+                            ParityHarness.miniBatchOf(size, Map.of()),
                             0));
         }
         shapes.add(
-                rowTime("mini-batch of 7, row time keep-last", false, miniBatchOf("7", Map.of())));
+                rowTime(
+                        "mini-batch of 7, row time keep-last",
+                        false,
+                        ParityHarness.miniBatchOf("7", Map.of())));
         String compact = "table.exec.deduplicate.mini-batch.compact-changes-enabled";
         shapes.add(
                 rowTime(
                         "mini-batch of 100, row time keep-last, compacted changes, ttl 1 h",
                         false,
-                        miniBatchOf(
+                        ParityHarness.miniBatchOf(
                                 "100", Map.of(compact, "true", "table.exec.state.ttl", "1 h"))));
         shapes.add(
                 rowTime(
                         "mini-batch of 7, row time keep-last, compacted changes, upsert sink",
                         true,
-                        miniBatchOf("7", Map.of(compact, "true"))));
+                        ParityHarness.miniBatchOf("7", Map.of(compact, "true"))));
         shapes.add(
                 keepLast(
                         "mini-batch of 1000, keep-last, upsert sink, ttl 1 h, batches of 3",
                         "k, k2, v, p",
                         true,
-                        miniBatchOf(
+                        ParityHarness.miniBatchOf(
                                 "1000",
                                 Map.of(
                                         "table.exec.state.ttl",
@@ -75,20 +78,6 @@ final class DeduplicateShapes {
                                         "3")),
                         0));
         return shapes;
-    }
-
-    /**
-     * Mini-batch of {@code size} rows whose interval (a day, aligned to the epoch) never ends a
-     * bundle while a test runs, so that Flink's bundles, and its output, do not depend on time. On
-     * row time too: the row times stay within the epoch's first day, where Flink's mini-batch
-     * assigner forwards no watermark.
-     */
-    private static Map<String, String> miniBatchOf(String size, Map<String, String> more) {
-        Map<String, String> options = new java.util.HashMap<>(more);
-        options.put("table.exec.mini-batch.enabled", "true");
-        options.put("table.exec.mini-batch.allow-latency", "1 d");
-        options.put("table.exec.mini-batch.size", size);
-        return options;
     }
 
     static List<ParityHarness.Shape> all() {

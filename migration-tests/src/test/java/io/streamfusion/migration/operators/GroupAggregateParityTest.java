@@ -62,10 +62,22 @@ class GroupAggregateParityTest {
         new ParityHarness(miniCluster, dir).assertSameEverywhereInterleaved(shape);
     }
 
+    static List<Shape> miniBatchShapes() {
+        return AggregateShapes.miniBatch();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("miniBatchShapes")
+    void withMiniBatchTheLayerReproducesFlinksBundles(
+            Shape shape, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        new ParityHarness(miniCluster, dir).assertSameInEveryPhasingInterleaved(shape);
+    }
+
     @Test
     void everyShapeReplacesEveryAggregation() {
         List<Shape> shapes = new java.util.ArrayList<>(AggregateShapes.all());
         shapes.addAll(AggregateShapes.twoLevels());
+        shapes.addAll(AggregateShapes.miniBatch());
         for (Shape shape : shapes) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
@@ -87,7 +99,11 @@ class GroupAggregateParityTest {
             SubstitutionReport report = StreamFusionOperators.explain(env, tables, shape.insert());
             List<SubstitutionOutcome> aggregations =
                     report.outcomes().stream()
-                            .filter(outcome -> outcome.nodeName().startsWith("GroupAggregate["))
+                            .filter(
+                                    outcome ->
+                                            outcome.nodeName().startsWith("GroupAggregate[")
+                                                    || outcome.nodeName()
+                                                            .startsWith("GlobalGroupAggregate["))
                             .collect(java.util.stream.Collectors.toList());
             assertTrue(!aggregations.isEmpty(), shape + ": " + report);
             for (SubstitutionOutcome aggregation : aggregations) {
@@ -123,7 +139,7 @@ class GroupAggregateParityTest {
                         "table.exec.mini-batch.size", "100",
                         "table.optimizer.agg-phase-strategy", "ONE_PHASE"),
                 "MiniBatchGroupAggFunction",
-                "mini-batch");
+                "no columnar operator");
     }
 
     private static void assertKept(

@@ -96,10 +96,7 @@ final class AggregateCallProbe {
             functions.add(AggregateFunction.COUNT_STAR);
             filtered.add(false);
         }
-        int[] starts = new int[functions.size() + 1];
-        for (int i = 0; i < functions.size(); i++) {
-            starts[i + 1] = starts[i] + accumulatorFields(functions.get(i));
-        }
+        int[] starts = starts(functions);
         if (starts[functions.size()] != accTypes.length) {
             return Result.refuse(
                     "its accumulators "
@@ -127,7 +124,15 @@ final class AggregateCallProbe {
                     return Result.refuse("the probe could not tell which field filters " + what);
                 }
             }
-            String unsupportedType = checkTypes(function, argument, starts[i], what, valueTypes, i);
+            String unsupportedType =
+                    checkTypes(
+                            accTypes,
+                            function,
+                            argument < 0 ? null : inputTypes[argument],
+                            starts[i],
+                            what,
+                            valueTypes,
+                            i);
             if (unsupportedType != null) {
                 return Result.refuse(unsupportedType);
             }
@@ -138,17 +143,8 @@ final class AggregateCallProbe {
             }
             calls.add(new AggregateCall(function, argument, argumentType, filter));
         }
-        if (countStarField >= 0) {
-            int call = Arrays.binarySearch(starts, countStarField);
-            if (call < 0
-                    || call >= calls.size()
-                    || calls.get(call).function() != AggregateFunction.COUNT_STAR
-                    || calls.get(call).filterField() >= 0) {
-                return Result.refuse(
-                        "its row count (accumulator field " + countStarField + ") is no COUNT(*)");
-            }
-        }
-        return new Result(calls, described.size(), null);
+        String counter = checkCountStar(calls, starts, countStarField);
+        return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
     }
 
     /** Why the first call of {@code described} that no native kernel computes is refused. */
@@ -168,7 +164,7 @@ final class AggregateCallProbe {
         if (call.distinct()) {
             return call + " is DISTINCT, which keeps a MapView of the distinct values";
         }
-        if (call.arguments().contains(",")) {
+        if (hasTopLevelComma(call.arguments())) {
             return call + " has more than one argument";
         }
         switch (call.name()) {
@@ -178,6 +174,110 @@ final class AggregateCallProbe {
             default:
                 return functionOf(call) == null ? "no native kernel computes " + call : null;
         }
+    }
+
+    private static boolean hasTopLevelComma(String arguments) {
+        int depth = 0;
+        for (char c : arguments.toCharArray()) {
+            if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Identifies the calls of a two-phase aggregation's global half, whose input rows are the key
+     * and a local aggregation's accumulators, merged field by field: no argument or FILTER to find
+     * (the local half applied them). The description names each call's local accumulator fields
+     * ({@code COUNT(count1$0)} is a COUNT(*), {@code COUNT(count$5)} a COUNT of a column); each
+     * call's "argument" is then its first accumulator field and the type its value has.
+     *
+     * @param accTypes the accumulator types, which are also the merged input's
+     */
+    static Result forMerging(
+            List<AggregateSelectList.Call> described,
+            LogicalType[] accTypes,
+            LogicalType[] valueTypes,
+            int countStarField) {
+        String unsupported = firstUnsupported(described);
+        if (unsupported != null) {
+            return Result.refuse(unsupported);
+        }
+        List<AggregateFunction> functions = new ArrayList<>();
+        for (AggregateSelectList.Call call : described) {
+            AggregateFunction function = functionOf(call);
+            if (function == AggregateFunction.COUNT || function == AggregateFunction.COUNT_STAR) {
+                // The local accumulator's name says which count it is.
+                function =
+                        call.arguments().startsWith("count1$")
+                                ? AggregateFunction.COUNT_STAR
+                                : AggregateFunction.COUNT;
+            }
+            functions.add(function);
+        }
+        if (countStarField >= 0 && !functions.contains(AggregateFunction.COUNT_STAR)) {
+            functions.add(AggregateFunction.COUNT_STAR);
+        }
+        int[] starts = starts(functions);
+        if (starts[functions.size()] != accTypes.length) {
+            return Result.refuse(
+                    "its accumulators "
+                            + Arrays.toString(accTypes)
+                            + " are not those of "
+                            + described
+                            + " as the native kernels keep them");
+        }
+        List<AggregateCall> calls = new ArrayList<>();
+        for (int i = 0; i < functions.size(); i++) {
+            AggregateFunction function = functions.get(i);
+            String what = i < described.size() ? described.get(i).toString() : "the row count";
+            LogicalType valueType = i < valueTypes.length ? valueTypes[i] : accTypes[starts[i]];
+            String wrongType =
+                    checkTypes(accTypes, function, valueType, starts[i], what, valueTypes, i);
+            if (wrongType != null) {
+                return Result.refuse(wrongType);
+            }
+            calls.add(
+                    function == AggregateFunction.COUNT_STAR
+                            ? AggregateCall.countStar(-1)
+                            : new AggregateCall(
+                                    function,
+                                    starts[i],
+                                    BinaryFieldTypes.of(valueType).orElseThrow(),
+                                    -1));
+        }
+        String counter = checkCountStar(calls, starts, countStarField);
+        return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
+    }
+
+    private static int[] starts(List<AggregateFunction> functions) {
+        int[] starts = new int[functions.size() + 1];
+        for (int i = 0; i < functions.size(); i++) {
+            starts[i + 1] = starts[i] + accumulatorFields(functions.get(i));
+        }
+        return starts;
+    }
+
+    /** Why Flink's row count (accumulator field {@code countStarField}) is no plain COUNT(*). */
+    @Nullable
+    private static String checkCountStar(
+            List<AggregateCall> calls, int[] starts, int countStarField) {
+        if (countStarField < 0) {
+            return null;
+        }
+        int call = Arrays.binarySearch(starts, countStarField);
+        if (call < 0
+                || call >= calls.size()
+                || calls.get(call).function() != AggregateFunction.COUNT_STAR
+                || calls.get(call).filterField() >= 0) {
+            return "its row count (accumulator field " + countStarField + ") is no COUNT(*)";
+        }
+        return null;
     }
 
     @Nullable
@@ -214,18 +314,19 @@ final class AggregateCallProbe {
 
     /** Checks the call's accumulator and value types against the native kernel's; null if equal. */
     @Nullable
-    private String checkTypes(
+    private static String checkTypes(
+            LogicalType[] accTypes,
             AggregateFunction function,
-            int argument,
+            @Nullable LogicalType argumentType,
             int start,
             String what,
             LogicalType[] valueTypes,
             int call) {
-        LogicalTypeRoot argumentRoot = argument < 0 ? null : inputTypes[argument].getTypeRoot();
+        LogicalTypeRoot argumentRoot = argumentType == null ? null : argumentType.getTypeRoot();
         boolean counts =
                 function == AggregateFunction.COUNT_STAR || function == AggregateFunction.COUNT;
         if (!counts && !NUMBERS.contains(argumentRoot)) {
-            return what + " over " + inputTypes[argument] + " has no native kernel (numbers only)";
+            return what + " over " + argumentType + " has no native kernel (numbers only)";
         }
         List<LogicalTypeRoot> expected = new ArrayList<>();
         switch (function) {

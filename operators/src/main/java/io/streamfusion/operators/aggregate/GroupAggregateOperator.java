@@ -3,18 +3,25 @@ package io.streamfusion.operators.aggregate;
 import io.streamfusion.api.columnar.GroupAggregator;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.MiniBatchBundle;
 import io.streamfusion.operators.batch.RowBatch;
 
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
+import org.apache.flink.table.runtime.generated.AggsHandleFunction;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 
 import org.apache.arrow.memory.BufferAllocator;
 
+import javax.annotation.Nullable;
+
 /**
- * StreamFusion's {@code GROUP BY}, in place of Flink's {@code GroupAggFunction} (see {@link
- * GroupAggregateSubstitution}), with the same output record by record: per input row, INSERT of a
+ * StreamFusion's {@code GROUP BY}, in place of Flink's {@code GroupAggFunction} and of the global
+ * half of its two-phase mini-batch aggregation, {@code MiniBatchGlobalGroupAggFunction} (see {@link
+ * GroupAggregateSubstitution}), with the same output record by record: per input row (with
+ * mini-batch: per key and bundle, in Flink's bundle order, without record timestamps), INSERT of a
  * key's first value, UPDATE_BEFORE (if the planner asks for it) and UPDATE_AFTER of a changed
  * value, nothing for an unchanged one when the state has no TTL, and DELETE when a key's last row
  * is retracted; each output row is the key joined with the values, as Flink's {@code
@@ -32,6 +39,7 @@ public final class GroupAggregateOperator extends BatchingKeyedOperator {
     private final GroupAggregateOperatorSpec spec;
 
     private transient GroupAggregator aggregator;
+    @Nullable private transient AccumulatorMerger merger;
     private transient JoinedRowData output;
 
     public GroupAggregateOperator(
@@ -40,6 +48,21 @@ public final class GroupAggregateOperator extends BatchingKeyedOperator {
             OperatorConfig operatorConfig) {
         super(parameters, operatorConfig);
         this.spec = spec;
+    }
+
+    @Nullable
+    @Override
+    protected MiniBatchBundle.Spec miniBatchBundle() {
+        return spec.miniBatch() == null ? null : spec.miniBatch().bundle();
+    }
+
+    @Override
+    protected MiniBatchBundle.Merger bundleMerger() throws Exception {
+        AggsHandleFunction localMerge =
+                spec.miniBatch().localMerge().newInstance(getUserCodeClassloader());
+        localMerge.open(NoDataViewStore.INSTANCE);
+        merger = new AccumulatorMerger(localMerge, new RowDataSerializer(spec.accTypes()));
+        return merger;
     }
 
     @Override
@@ -95,9 +118,15 @@ public final class GroupAggregateOperator extends BatchingKeyedOperator {
     }
 
     @Override
-    protected void closeKernel() {
-        if (aggregator != null) {
-            aggregator.close();
+    protected void closeKernel() throws Exception {
+        try {
+            if (merger != null) {
+                merger.close();
+            }
+        } finally {
+            if (aggregator != null) {
+                aggregator.close();
+            }
         }
     }
 }

@@ -2,12 +2,16 @@ package io.streamfusion.operators.aggregate;
 
 import io.streamfusion.api.columnar.AggregateCall;
 import io.streamfusion.api.columnar.GroupAggregatorSpec;
+import io.streamfusion.operators.batch.MiniBatchBundle;
 
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.generated.GeneratedAggsHandleFunction;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
+
+import javax.annotation.Nullable;
 
 import java.io.Serializable;
 import java.util.List;
@@ -15,11 +19,14 @@ import java.util.List;
 /**
  * How a Flink {@code GroupAggFunction} was configured, as {@link GroupAggregateOperator} runs it.
  *
- * @param inputArity the number of fields of the input rows
+ * @param inputArity the number of fields of the rows the kernel receives (with mini-batch, the
+ *     merged accumulator rows)
  * @param calls the aggregate calls in the planner's order (see {@link AggregateCallProbe})
  * @param valueArity how many of the leading calls are in the output
  * @param accTypes the accumulator row's field types, as Flink registers {@code accState}
  * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
+ * @param miniBatch for a two-phase aggregation's global half, its bundle of merged local
+ *     accumulators; null for {@code GroupAggFunction}
  * @param generateUpdateBefore whether a changed value is retracted with UPDATE_BEFORE
  * @param ttlConfig the state's TTL, as Flink enables it from {@code table.exec.state.ttl}
  */
@@ -30,8 +37,19 @@ public record GroupAggregateOperatorSpec(
         LogicalType[] accTypes,
         int countStarField,
         boolean generateUpdateBefore,
-        StateTtlConfig ttlConfig)
+        StateTtlConfig ttlConfig,
+        @Nullable MiniBatchMerge miniBatch)
         implements Serializable {
+
+    /**
+     * Flink's {@code MiniBatchGlobalGroupAggFunction} bundle: per key, the local accumulators of a
+     * bundle merged by the planner's local handler, then merged into the state when it ends.
+     *
+     * @param localMerge the generated handler that merges the local accumulators in the bundle
+     */
+    public record MiniBatchMerge(
+            MiniBatchBundle.Spec bundle, GeneratedAggsHandleFunction localMerge)
+            implements Serializable {}
 
     /** Flink's name for the accumulators of every group aggregate function. */
     public static final String STATE_NAME = "accState";
@@ -57,6 +75,7 @@ public record GroupAggregateOperatorSpec(
                 calls,
                 valueArity,
                 countStarField,
+                miniBatch == null ? -1 : 0,
                 generateUpdateBefore,
                 cacheBytes,
                 batchMemoryBytes);

@@ -1,32 +1,33 @@
 package io.streamfusion.operators.aggregate;
 
 import io.streamfusion.operators.OperatorConfig;
+import io.streamfusion.operators.batch.MiniBatchBundle;
 import io.streamfusion.operators.substitution.FlinkFields;
 import io.streamfusion.operators.substitution.FlinkOperators;
 import io.streamfusion.operators.substitution.NodeSubstitution;
 
 import org.apache.flink.api.common.functions.Function;
 import org.apache.flink.api.common.state.StateTtlConfig;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.table.runtime.generated.AggsHandleFunction;
 import org.apache.flink.table.runtime.generated.GeneratedAggsHandleFunction;
 import org.apache.flink.table.runtime.operators.aggregate.GroupAggFunction;
 import org.apache.flink.table.runtime.operators.aggregate.GroupAggFunctionBase;
+import org.apache.flink.table.runtime.operators.aggregate.MiniBatchGlobalGroupAggFunction;
 import org.apache.flink.table.runtime.operators.aggregate.RecordCounter;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.operators.bundle.AbstractMapBundleOperator;
+import org.apache.flink.table.runtime.operators.bundle.trigger.CountBundleTrigger;
+import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 import javax.annotation.Nullable;
 
 import java.util.Arrays;
-import java.util.List;
-import java.util.Optional;
 
 /**
- * Replaces Flink's {@code GroupAggFunction} (a {@code GROUP BY} without mini-batch) with {@link
- * GroupAggregateOperator} when every aggregate call has a native kernel (see {@link
+ * Replaces Flink's {@code GroupAggFunction} (a {@code GROUP BY} without mini-batch) and {@code
+ * MiniBatchGlobalGroupAggFunction} (the global half of a two-phase mini-batch aggregation) with
+ * {@link GroupAggregateOperator} when every aggregate call has a native kernel (see {@link
  * AggregateCallProbe}); keeps every other group aggregation, naming why.
  */
 public final class GroupAggregateSubstitution implements NodeSubstitution {
@@ -52,37 +53,24 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
     @Override
     public Decision decide(StreamNode node, OperatorConfig config) throws Exception {
         Function function = FlinkOperators.functionOf(node);
-        if (!(function instanceof GroupAggFunction)) {
-            return Decision.keep(
-                    whyNot(function != null ? function : FlinkOperators.bundleFunctionOf(node)));
+        if (function instanceof GroupAggFunction) {
+            return perRow(node, function, config);
         }
-        if (!(node.getStateKeySerializer() instanceof RowDataSerializer)
-                || !(node.getTypeSerializersIn()[0] instanceof RowDataSerializer)
-                || !(node.getTypeSerializerOut() instanceof RowDataSerializer)) {
-            return Decision.keep("its keys or rows are not RowData");
+        Function bundled = FlinkOperators.bundleFunctionOf(node);
+        if (bundled instanceof MiniBatchGlobalGroupAggFunction) {
+            return globalHalf(node, bundled, config);
         }
-        int keyArity = ((RowDataSerializer) node.getStateKeySerializer()).getArity();
-        Optional<List<AggregateSelectList.Call>> described =
-                AggregateSelectList.parse(String.valueOf(node.getOperatorDescription()), keyArity);
-        if (described.isEmpty()) {
-            return Decision.keep(
-                    "its description does not list its aggregate calls: "
-                            + node.getOperatorDescription());
-        }
-        String unsupported = AggregateCallProbe.firstUnsupported(described.get());
-        if (unsupported != null) {
-            return Decision.keep(unsupported);
-        }
+        return Decision.keep(whyNot(function != null ? function : bundled));
+    }
+
+    /** {@code GroupAggFunction}: rows accumulated or retracted one by one, as they arrive. */
+    private static Decision perRow(StreamNode node, Function function, OperatorConfig config)
+            throws Exception {
         LogicalType[] accTypes = FlinkFields.read(function, GroupAggFunctionBase.class, "accTypes");
-        for (LogicalType type : accTypes) {
-            if (type.getTypeRoot() == LogicalTypeRoot.RAW) {
-                return Decision.keep(
-                        "an aggregate keeps a DataView (" + type + "), which has no native kernel");
-            }
+        AggregateNode aggregate = AggregateNode.read(node, accTypes);
+        if (aggregate.refusal() != null) {
+            return Decision.keep(aggregate.refusal());
         }
-        LogicalType[] inputTypes = typesOf(node.getTypeSerializersIn()[0]);
-        LogicalType[] outputTypes = typesOf(node.getTypeSerializerOut());
-        LogicalType[] valueTypes = Arrays.copyOfRange(outputTypes, keyArity, outputTypes.length);
         int countStarField =
                 countStarField(
                         FlinkFields.read(function, GroupAggFunctionBase.class, "recordCounter"));
@@ -94,27 +82,21 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
         try {
             handler.open(NoDataViewStore.INSTANCE);
             probed =
-                    new AggregateCallProbe(inputTypes, accTypes, handler)
-                            .probe(described.get(), valueTypes, countStarField);
+                    new AggregateCallProbe(aggregate.inputTypes(), accTypes, handler)
+                            .probe(aggregate.described(), aggregate.valueTypes(), countStarField);
         } catch (Exception e) {
             return Decision.keep("its aggregate handler could not be probed: " + e.getMessage());
         } finally {
             handler.close();
         }
-        if (probed.unsupported() != null) {
-            return Decision.keep(probed.unsupported());
+        String refusal = refusal(aggregate, probed);
+        if (refusal != null) {
+            return Decision.keep(refusal);
         }
-        if (probed.valueArity() != valueTypes.length) {
-            return Decision.keep(
-                    "it outputs "
-                            + valueTypes.length
-                            + " values for "
-                            + probed.valueArity()
-                            + " calls");
-        }
-        GroupAggregateOperatorSpec spec =
+        return replace(
+                node,
                 new GroupAggregateOperatorSpec(
-                        inputTypes.length,
+                        aggregate.inputTypes().length,
                         probed.calls(),
                         probed.valueArity(),
                         accTypes,
@@ -122,15 +104,103 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
                         FlinkFields.<Boolean>read(
                                 function, GroupAggFunctionBase.class, "generateUpdateBefore"),
                         FlinkFields.<StateTtlConfig>read(
-                                function, GroupAggFunctionBase.class, "ttlConfig"));
+                                function, GroupAggFunctionBase.class, "ttlConfig"),
+                        null),
+                config);
+    }
+
+    /**
+     * {@code MiniBatchGlobalGroupAggFunction}: the key and a local aggregation's accumulators per
+     * row, merged per key over a bundle, then into the state.
+     */
+    private static Decision globalHalf(StreamNode node, Function bundled, OperatorConfig config)
+            throws Exception {
+        LogicalType[] accTypes = FlinkFields.read(bundled, bundled.getClass(), "accTypes");
+        AggregateNode aggregate = AggregateNode.read(node, accTypes);
+        if (aggregate.refusal() != null) {
+            return Decision.keep(aggregate.refusal());
+        }
+        Object trigger =
+                FlinkFields.read(
+                        FlinkOperators.operatorOf(node),
+                        AbstractMapBundleOperator.class,
+                        "bundleTrigger");
+        if (!(trigger instanceof CountBundleTrigger)) {
+            return Decision.keep("its bundle ends by " + trigger + ", not by a count of rows");
+        }
+        LogicalType[] inputTypes = aggregate.inputTypes();
+        int keyArity = inputTypes.length - accTypes.length;
+        for (int i = 0; i < accTypes.length; i++) {
+            if (keyArity < 0
+                    || inputTypes[keyArity + i].getTypeRoot() != accTypes[i].getTypeRoot()) {
+                return Decision.keep(
+                        "its input "
+                                + Arrays.toString(inputTypes)
+                                + " is not the key and the accumulators "
+                                + Arrays.toString(accTypes));
+            }
+        }
+        int countStarField =
+                countStarField(FlinkFields.read(bundled, bundled.getClass(), "recordCounter"));
+        AggregateCallProbe.Result identified =
+                AggregateCallProbe.forMerging(
+                        aggregate.described(), accTypes, aggregate.valueTypes(), countStarField);
+        GeneratedAggsHandleFunction localMerge =
+                FlinkFields.read(bundled, bundled.getClass(), "genLocalAggsHandler");
+        AggsHandleFunction handler =
+                localMerge.newInstance(Thread.currentThread().getContextClassLoader());
+        try {
+            handler.open(NoDataViewStore.INSTANCE);
+        } catch (Exception e) {
+            return Decision.keep("its local merge handler could not be opened: " + e.getMessage());
+        } finally {
+            handler.close();
+        }
+        long maxCount = FlinkFields.read(trigger, CountBundleTrigger.class, "maxCount");
+        long retention = FlinkFields.read(bundled, bundled.getClass(), "stateRetentionTime");
+        String refusal = refusal(aggregate, identified);
+        if (refusal != null) {
+            return Decision.keep(refusal);
+        }
+        return replace(
+                node,
+                new GroupAggregateOperatorSpec(
+                        accTypes.length,
+                        identified.calls(),
+                        identified.valueArity(),
+                        accTypes,
+                        countStarField,
+                        FlinkFields.<Boolean>read(
+                                bundled, bundled.getClass(), "generateUpdateBefore"),
+                        StateConfigUtil.createTtlConfig(retention),
+                        new GroupAggregateOperatorSpec.MiniBatchMerge(
+                                new MiniBatchBundle.Spec(MiniBatchBundle.Keep.MERGED, maxCount),
+                                localMerge)),
+                config);
+    }
+
+    /** Why the identified calls cannot replace the node's, or null. */
+    @Nullable
+    private static String refusal(AggregateNode aggregate, AggregateCallProbe.Result identified) {
+        if (identified.unsupported() != null) {
+            return identified.unsupported();
+        }
+        if (identified.valueArity() != aggregate.valueTypes().length) {
+            return "it outputs "
+                    + aggregate.valueTypes().length
+                    + " values for "
+                    + identified.valueArity()
+                    + " calls";
+        }
+        return null;
+    }
+
+    private static Decision replace(
+            StreamNode node, GroupAggregateOperatorSpec spec, OperatorConfig config) {
         return Decision.replaceNode(
                 node,
                 new GroupAggregateOperatorConstructor(spec, config),
                 "GroupAggregateOperator");
-    }
-
-    private static LogicalType[] typesOf(TypeSerializer<?> serializer) {
-        return FlinkFields.read(serializer, RowDataSerializer.class, "types");
     }
 
     /** Flink's {@code RecordCounter} index, -1 for an insert-only input's counter. */
@@ -151,8 +221,12 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
         if (name.startsWith("AsyncState")) {
             return "async state is on (table.exec.async-state.enabled), which runs " + name;
         }
+        if (name.equals("MiniBatchLocalGroupAggFunction")) {
+            return "the local half of a two-phase aggregation keeps no state (its global half is"
+                    + " accelerated)";
+        }
         if (name.startsWith("MiniBatch")) {
-            return name + " (mini-batch group aggregation) has no columnar operator yet";
+            return name + " has no columnar operator yet";
         }
         return "no columnar operator replaces " + name;
     }

@@ -103,7 +103,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
                         operatorConfig.batchMemoryBytes() / 2);
         batchArray = ArrowArray.allocateNew(allocator);
         MiniBatchBundle.Spec bundleSpec = miniBatchBundle();
-        bundle = bundleSpec == null ? null : new MiniBatchBundle(bundleSpec);
+        bundle = bundleSpec == null ? null : new MiniBatchBundle(bundleSpec, bundleMerger());
         rowsProcessed = getMetricGroup().counter("streamfusionRowsProcessed");
         batchesProcessed = getMetricGroup().counter("streamfusionBatchesProcessed");
         rowsAccumulator = new LongCounter();
@@ -197,6 +197,15 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
      */
     @Nullable
     protected MiniBatchBundle.Spec miniBatchBundle() {
+        return null;
+    }
+
+    /**
+     * What merges a key's rows in a {@link MiniBatchBundle.Keep#MERGED} bundle; called once from
+     * {@link #open()} if {@link #miniBatchBundle()} asks for one.
+     */
+    @Nullable
+    protected MiniBatchBundle.Merger bundleMerger() throws Exception {
         return null;
     }
 

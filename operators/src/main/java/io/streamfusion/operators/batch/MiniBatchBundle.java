@@ -1,6 +1,9 @@
 package io.streamfusion.operators.batch;
 
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+
+import javax.annotation.Nullable;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -28,7 +31,21 @@ public final class MiniBatchBundle {
         /** The row with the latest row time, ties to the later row (compacted keep-last). */
         LATEST_ROW_TIME,
         /** The row with the earliest row time, ties to the earlier row (compacted keep-first). */
-        EARLIEST_ROW_TIME
+        EARLIEST_ROW_TIME,
+        /**
+         * The key's rows merged into one by a {@link Merger} (two-phase aggregation: the local
+         * accumulators of a key, merged).
+         */
+        MERGED
+    }
+
+    /** Merges a key's rows of one bundle, as Flink's bundle function's {@code addInput}. */
+    public interface Merger {
+        /** {@code row} merged into {@code merged}, the key's rows so far (null for none). */
+        RowData merge(@Nullable RowData merged, BinaryRowData row) throws Exception;
+
+        /** The merged value as the row handed on when the bundle is finished. */
+        BinaryRowData toBinary(RowData merged);
     }
 
     /**
@@ -61,23 +78,42 @@ public final class MiniBatchBundle {
     }
 
     private final Spec spec;
+    @Nullable private final Merger merger;
     private final Map<BinaryRowData, Integer> slots = new HashMap<>();
-    private final List<BinaryRowData> rows = new ArrayList<>();
+    private final List<RowData> rows = new ArrayList<>();
 
     /** With {@link Keep#EVERY}: the rows after a key's first, per slot. */
     private final List<List<BinaryRowData>> laterRows = new ArrayList<>();
 
     private long count;
 
+    /** A bundle that keeps rows as they arrived (any {@link Keep} but {@link Keep#MERGED}). */
     public MiniBatchBundle(Spec spec) {
+        this(spec, null);
+    }
+
+    /**
+     * @param merger what merges a key's rows, for and only for {@link Keep#MERGED}
+     */
+    public MiniBatchBundle(Spec spec, @Nullable Merger merger) {
+        if ((spec.keep() == Keep.MERGED) != (merger != null)) {
+            throw new IllegalArgumentException("A merger is needed by, and only by, Keep.MERGED");
+        }
         this.spec = spec;
+        this.merger = merger;
     }
 
     /** Adds a row; true when the bundle is full and must be finished now. */
-    public boolean add(BinaryRowData row, BinaryRowData key) {
+    public boolean add(BinaryRowData row, BinaryRowData key) throws Exception {
         // One lookup; a new key goes where Flink's get-then-put would put it.
         Integer slot = slots.putIfAbsent(key, rows.size());
-        if (slot == null) {
+        if (merger != null) {
+            if (slot == null) {
+                rows.add(merger.merge(null, row));
+            } else {
+                rows.set(slot, merger.merge(rows.get(slot), row));
+            }
+        } else if (slot == null) {
             rows.add(row);
             if (spec.keep() == Keep.EVERY) {
                 laterRows.add(new ArrayList<>(0));
@@ -91,7 +127,7 @@ public final class MiniBatchBundle {
     }
 
     /** Whether {@code row} takes the place of a key's kept row, as Flink's {@code addInput}. */
-    private boolean replaces(BinaryRowData row, BinaryRowData kept) {
+    private boolean replaces(BinaryRowData row, RowData kept) {
         int at = spec.rowtimeIndex();
         switch (spec.keep()) {
             case LAST:
@@ -114,7 +150,10 @@ public final class MiniBatchBundle {
         try {
             for (Map.Entry<BinaryRowData, Integer> entry : slots.entrySet()) {
                 int slot = entry.getValue();
-                consumer.accept(rows.get(slot), entry.getKey());
+                RowData kept = rows.get(slot);
+                consumer.accept(
+                        merger != null ? merger.toBinary(kept) : (BinaryRowData) kept,
+                        entry.getKey());
                 if (spec.keep() == Keep.EVERY) {
                     for (BinaryRowData later : laterRows.get(slot)) {
                         consumer.accept(later, entry.getKey());

@@ -1,5 +1,7 @@
 package io.streamfusion.operators.batch;
 
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The mirrored bundle keeps Flink's rows per key, its count trigger and its HashMap order. */
@@ -85,6 +88,44 @@ class MiniBatchBundleTest {
         assertTrue(bundle.add(row(3), row(1)), "three rows, one key");
         assertEquals(List.of("1=3"), finish(bundle));
         assertFalse(bundle.add(row(4), row(2)));
+    }
+
+    @Test
+    void mergesEachKeysRowsIntoOne() throws Exception {
+        MiniBatchBundle.Merger sum =
+                new MiniBatchBundle.Merger() {
+                    @Override
+                    public RowData merge(RowData merged, BinaryRowData row) {
+                        long before = merged == null ? 0 : merged.getLong(0);
+                        return GenericRowData.of(before + row.getLong(0));
+                    }
+
+                    @Override
+                    public BinaryRowData toBinary(RowData merged) {
+                        return row(merged.getLong(0));
+                    }
+                };
+        MiniBatchBundle bundle =
+                new MiniBatchBundle(
+                        new MiniBatchBundle.Spec(MiniBatchBundle.Keep.MERGED, 100), sum);
+        bundle.add(row(5), row(1));
+        bundle.add(row(7), row(2));
+        bundle.add(row(-2), row(1));
+        List<String> finished = new ArrayList<>();
+        bundle.finish((merged, key) -> finished.add(key.getLong(0) + "=" + merged.getLong(0)));
+        // In the order of a HashMap that received the same keys, as Flink's bundle.
+        Map<BinaryRowData, Long> flinks = new HashMap<>();
+        flinks.merge(row(1), 5L, Long::sum);
+        flinks.merge(row(2), 7L, Long::sum);
+        flinks.merge(row(1), -2L, Long::sum);
+        List<String> expected = new ArrayList<>();
+        flinks.forEach((key, total) -> expected.add(key.getLong(0) + "=" + total));
+        assertEquals(expected, finished);
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                        new MiniBatchBundle(
+                                new MiniBatchBundle.Spec(MiniBatchBundle.Keep.MERGED, 1)));
     }
 
     private static List<String> finish(MiniBatchBundle bundle) throws Exception {
