@@ -74,6 +74,51 @@ public final class SqlWorkloads {
                             "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
                             "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
                             Map.of()));
+            cases.add(
+                    new SqlWorkload(
+                            AGGREGATE,
+                            "count and sum per key keys=" + keys + " mini-batch=5000",
+                            keys,
+                            keys,
+                            8,
+                            true,
+                            0,
+                            false,
+                            "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
+                            Map.of(
+                                    "table.exec.mini-batch.enabled", "true",
+                                    "table.exec.mini-batch.allow-latency", "1 s",
+                                    "table.exec.mini-batch.size", "5000")));
+        }
+        // Two aggregations joined, behind a keyed exchange that spreads each source batch over
+        // the parallel instances: StreamFusion gathers its batches after the exchange; with
+        // batch-rows=26 they are as small as a public accelerator's were without coalescing.
+        for (int parallelism : new int[] {2, 4}) {
+            for (String batchRows : new String[] {"4096", "26"}) {
+                cases.add(
+                        new SqlWorkload(
+                                AGGREGATE,
+                                String.format(
+                                        "two aggregates and a join parallelism=%d batch-rows=%s"
+                                                + " complete rows=2000000",
+                                        parallelism, batchRows),
+                                65_536,
+                                65_536,
+                                8,
+                                true,
+                                2_000_000L,
+                                false,
+                                "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
+                                "INSERT INTO sink SELECT a.k, a.c, b.s FROM (SELECT k, COUNT(*) AS c"
+                                        + " FROM src GROUP BY k) a JOIN (SELECT k, SUM(v) AS s FROM src"
+                                        + " GROUP BY k) b ON a.k = b.k",
+                                Map.of(
+                                        "table.exec.resource.default-parallelism",
+                                        String.valueOf(parallelism),
+                                        "streamfusion.operators.batch-rows",
+                                        batchRows)));
+            }
         }
         return cases;
     }
