@@ -17,8 +17,9 @@ use crate::columnar::sort_key::FieldType;
 use crate::error::NativeError;
 
 /// Ints per aggregate call in `openGroupAggregator`'s array: function code, argument position,
-/// argument type code, FILTER position; -1 for an absent argument or FILTER.
-const CALL_INTS: usize = 4;
+/// argument type code, FILTER position (-1 for an absent argument or FILTER), and a DECIMAL
+/// argument's precision and scale (0 for other types).
+const CALL_INTS: usize = 6;
 
 impl CachingKernel for GroupAggregator {
     fn cache_stats(&self) -> (u64, u64) {
@@ -48,7 +49,11 @@ fn calls(env: &mut JNIEnv, encoded: &JIntArray) -> CallResult<Vec<AggregateCall>
                 Some(position) => Some((position, FieldType::from_code(c[2])?)),
                 None => None,
             };
-            Ok(AggregateCall { function: Function::from_code(c[0])?, argument, filter: position(c[3]) })
+            let decimal = match (u8::try_from(c[4]), u8::try_from(c[5])) {
+                (Ok(precision), Ok(scale)) if precision > 0 => Some((precision, scale)),
+                _ => None,
+            };
+            Ok(AggregateCall { function: Function::from_code(c[0])?, argument, filter: position(c[3]), decimal })
         })
         .collect::<Result<Vec<_>, NativeError>>()?;
     Ok(calls)

@@ -9,7 +9,9 @@
 //! - MAX and MIN replace their value only by a strictly greater (smaller) one, with Java's `>`
 //!   and `<`: a NaN never replaces and is never replaced once kept, and -0.0 and 0.0 do not
 //!   replace each other;
-//! - a NULL argument changes nothing; a FILTER that is not TRUE skips the row.
+//! - a NULL argument changes nothing; a FILTER that is not TRUE skips the row;
+//! - a DECIMAL(p, s) sums as DECIMAL(38, s) (`aggDecimalPlus`): a sum that needs more than 38
+//!   digits is NULL, and the next value starts the sum again (`$SUM0` stays NULL).
 
 use crate::columnar::binary_row::BinaryRow;
 use crate::columnar::sort_key::FieldType;
@@ -22,7 +24,14 @@ use crate::error::{NativeError, Result};
 pub enum Number {
     Int(i64),
     Float(f64),
+    /// A DECIMAL's unscaled value; its type gives the scale.
+    Decimal(i128),
 }
+
+/// The precision of DECIMAL sums (`LogicalTypeMerging.findSumAggType`).
+pub const SUM_DECIMAL_PRECISION: u8 = 38;
+/// The largest precision `BinaryRowData` keeps in the fixed slot (`DecimalData.isCompact`).
+const MAX_COMPACT_PRECISION: u8 = 18;
 
 /// A number type an aggregate reads, keeps or emits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,12 +42,17 @@ pub enum NumberType {
     BigInt,
     Float,
     Double,
+    Decimal { precision: u8, scale: u8 },
 }
 
 impl NumberType {
-    /// The number type stored as `field`, if it is one.
-    pub fn of(field: FieldType) -> Option<NumberType> {
+    /// The number type stored as `field`, if it is one; a DECIMAL's precision and scale are
+    /// `decimal`'s.
+    pub fn of(field: FieldType, decimal: Option<(u8, u8)>) -> Option<NumberType> {
         match field {
+            FieldType::CompactDecimal | FieldType::Decimal => {
+                decimal.map(|(precision, scale)| NumberType::Decimal { precision, scale })
+            }
             FieldType::TinyInt => Some(NumberType::TinyInt),
             FieldType::SmallInt => Some(NumberType::SmallInt),
             FieldType::Int => Some(NumberType::Int),
@@ -54,26 +68,42 @@ impl NumberType {
     }
 
     fn zero(self) -> Number {
-        if self.is_floating() {
-            Number::Float(0.0)
-        } else {
-            Number::Int(0)
+        match self {
+            NumberType::Float | NumberType::Double => Number::Float(0.0),
+            NumberType::Decimal { .. } => Number::Decimal(0),
+            _ => Number::Int(0),
+        }
+    }
+
+    /// Whether a value of this type lives in the variable-length part of a row (a DECIMAL too
+    /// precise for the fixed slot).
+    pub fn is_variable(self) -> bool {
+        matches!(self, NumberType::Decimal { precision, .. } if precision > MAX_COMPACT_PRECISION)
+    }
+
+    /// The type of a SUM of this type.
+    fn sum_type(self) -> NumberType {
+        match self {
+            NumberType::Decimal { scale, .. } => NumberType::Decimal { precision: SUM_DECIMAL_PRECISION, scale },
+            other => other,
         }
     }
 
     /// The field at `pos` of `row`, or none if it is NULL.
-    pub fn read(self, row: &BinaryRow, pos: usize) -> Option<Number> {
+    pub fn read(self, row: &BinaryRow, pos: usize) -> Result<Option<Number>> {
         if row.is_null_at(pos) {
-            return None;
+            return Ok(None);
         }
-        Some(match self {
+        Ok(Some(match self {
             NumberType::TinyInt => Number::Int(row.get_i8(pos) as i64),
             NumberType::SmallInt => Number::Int(row.get_i16(pos) as i64),
             NumberType::Int => Number::Int(row.get_i32(pos) as i64),
             NumberType::BigInt => Number::Int(row.get_i64(pos)),
             NumberType::Float => Number::Float(row.get_f32(pos) as f64),
             NumberType::Double => Number::Float(row.get_f64(pos)),
-        })
+            NumberType::Decimal { .. } if !self.is_variable() => Number::Decimal(row.get_i64(pos) as i128),
+            NumberType::Decimal { .. } => Number::Decimal(unscaled(row.get_decimal_bytes(pos)?, pos)?),
+        }))
     }
 
     /// The fixed slot of `value`, as `BinaryRowWriter` writes it: the value in its low bytes.
@@ -85,7 +115,8 @@ impl NumberType {
             (NumberType::BigInt, Number::Int(v)) => v as u64,
             (NumberType::Float, Number::Float(v)) => (v as f32).to_bits() as u64,
             (NumberType::Double, Number::Float(v)) => v.to_bits(),
-            (t, v) => unreachable!("{v:?} is not a {t:?}"),
+            (NumberType::Decimal { .. }, Number::Decimal(v)) if !self.is_variable() => v as i64 as u64,
+            (t, v) => unreachable!("{v:?} is not a {t:?} in the fixed slot"),
         }
     }
 
@@ -99,23 +130,28 @@ impl NumberType {
         }
     }
 
-    /// `a + b` computed in this type.
-    fn plus(self, a: Number, b: Number) -> Number {
+    /// `a + b` computed in this type; none for a DECIMAL that needs more digits than it has.
+    fn plus(self, a: Number, b: Number) -> Option<Number> {
         match (a, b) {
-            (Number::Int(a), Number::Int(b)) => Number::Int(self.wrap(a.wrapping_add(b))),
+            (Number::Int(a), Number::Int(b)) => Some(Number::Int(self.wrap(a.wrapping_add(b)))),
             (Number::Float(a), Number::Float(b)) if self == NumberType::Float => {
-                Number::Float((a as f32 + b as f32) as f64)
+                Some(Number::Float((a as f32 + b as f32) as f64))
             }
-            (Number::Float(a), Number::Float(b)) => Number::Float(a + b),
-            _ => unreachable!("an integer plus a floating-point number"),
+            (Number::Float(a), Number::Float(b)) => Some(Number::Float(a + b)),
+            (Number::Decimal(a), Number::Decimal(b)) => {
+                let NumberType::Decimal { precision, .. } = self else { unreachable!("a decimal sum of {self:?}") };
+                a.checked_add(b).filter(|sum| sum.unsigned_abs() < 10u128.pow(precision as u32)).map(Number::Decimal)
+            }
+            _ => unreachable!("a sum of numbers of two kinds"),
         }
     }
 
-    /// `a - b` computed in this type.
-    fn minus(self, a: Number, b: Number) -> Number {
+    /// `a - b` computed in this type, as [`plus`](Self::plus).
+    fn minus(self, a: Number, b: Number) -> Option<Number> {
         let negated = match b {
             Number::Int(b) => Number::Int(b.wrapping_neg()),
             Number::Float(b) => Number::Float(-b),
+            Number::Decimal(b) => Number::Decimal(-b),
         };
         self.plus(a, negated)
     }
@@ -165,6 +201,29 @@ impl Function {
     }
 }
 
+/// A DECIMAL's unscaled value from `BigInteger.toByteArray`'s bytes (big-endian two's complement).
+fn unscaled(bytes: &[u8], pos: usize) -> Result<i128> {
+    if bytes.is_empty() || bytes.len() > 16 {
+        return Err(NativeError::CorruptRow(format!("field {pos} holds a decimal of {} bytes", bytes.len())));
+    }
+    let fill = if bytes[0] & 0x80 != 0 { 0xff } else { 0 };
+    let mut full = [fill; 16];
+    full[16 - bytes.len()..].copy_from_slice(bytes);
+    Ok(i128::from_be_bytes(full))
+}
+
+/// The bytes `BigInteger.toByteArray` gives for `value`: the fewest big-endian two's-complement
+/// bytes that keep its sign.
+pub fn unscaled_bytes(value: i128) -> Vec<u8> {
+    let bytes = value.to_be_bytes();
+    let fill = if value < 0 { 0xff } else { 0 };
+    let mut start = 0;
+    while start < 15 && bytes[start] == fill && (bytes[start + 1] & 0x80 != 0) == (value < 0) {
+        start += 1;
+    }
+    bytes[start..].to_vec()
+}
+
 /// One aggregate call of a GROUP BY: its function, argument and FILTER field.
 #[derive(Clone, Copy, Debug)]
 pub struct AggregateCall {
@@ -173,6 +232,8 @@ pub struct AggregateCall {
     pub argument: Option<(usize, FieldType)>,
     /// The position of the BOOLEAN field that FILTERs the call, if it has one.
     pub filter: Option<usize>,
+    /// A DECIMAL argument's precision and scale.
+    pub decimal: Option<(u8, u8)>,
 }
 
 impl AggregateCall {
@@ -181,7 +242,7 @@ impl AggregateCall {
         let (_, field) = self.argument.ok_or_else(|| {
             NativeError::InvalidArgument(format!("aggregate function {:?} needs an argument", self.function))
         })?;
-        NumberType::of(field).ok_or_else(|| {
+        NumberType::of(field, self.decimal).ok_or_else(|| {
             NativeError::InvalidArgument(format!("aggregate function {:?} over {field:?} fields", self.function))
         })
     }
@@ -190,10 +251,17 @@ impl AggregateCall {
     pub fn accumulator_types(&self) -> Result<Vec<NumberType>> {
         Ok(match self.function {
             Function::CountStar | Function::Count => vec![NumberType::BigInt],
-            Function::Sum | Function::Sum0 | Function::Max | Function::Min => vec![self.number_type()?],
-            Function::SumWithRetract => vec![self.number_type()?, NumberType::BigInt],
+            Function::Sum | Function::Sum0 => vec![self.number_type()?.sum_type()],
+            Function::Max | Function::Min => vec![self.number_type()?],
+            Function::SumWithRetract => vec![self.number_type()?.sum_type(), NumberType::BigInt],
             Function::Avg => {
-                let sum = if self.number_type()?.is_floating() { NumberType::Double } else { NumberType::BigInt };
+                let sum = match self.number_type()? {
+                    NumberType::Decimal { .. } => {
+                        return Err(NativeError::InvalidArgument("AVG over DECIMAL has no native kernel".into()))
+                    }
+                    t if t.is_floating() => NumberType::Double,
+                    _ => NumberType::BigInt,
+                };
                 vec![sum, NumberType::BigInt]
             }
         })
@@ -203,6 +271,7 @@ impl AggregateCall {
     pub fn value_type(&self) -> Result<NumberType> {
         match self.function {
             Function::CountStar | Function::Count => Ok(NumberType::BigInt),
+            Function::Sum | Function::SumWithRetract | Function::Sum0 => Ok(self.number_type()?.sum_type()),
             _ => self.number_type(),
         }
     }
@@ -217,7 +286,7 @@ impl AggregateCall {
                 acc[0] = None;
                 acc[1] = zero;
             }
-            Function::Sum0 => acc[0] = Some(self.number_type().expect("a checked call").zero()),
+            Function::Sum0 => acc[0] = Some(self.number_type().expect("a checked call").sum_type().zero()),
             Function::Avg => {
                 let sum = if self.number_type().expect("a checked call").is_floating() {
                     Number::Float(0.0)
@@ -256,7 +325,10 @@ impl AggregateCall {
                 if row.is_null_at(position) {
                     return Ok(());
                 }
-                NumberType::of(field).and_then(|t| t.read(row, position))
+                match NumberType::of(field, self.decimal) {
+                    Some(number) => number.read(row, position)?,
+                    None => None,
+                }
             }
         };
         let count = |slot: &mut Option<Number>| {
@@ -266,14 +338,14 @@ impl AggregateCall {
         };
         match self.function {
             Function::CountStar | Function::Count => count(&mut acc[0]),
-            Function::Sum => acc[0] = Some(sum_in(types[0], acc[0], argument.expect("a number"), false)),
+            Function::Sum => acc[0] = sum_in(types[0], acc[0], argument.expect("a number"), false),
             Function::SumWithRetract => {
-                acc[0] = Some(sum_in(types[0], acc[0], argument.expect("a number"), retract));
+                acc[0] = sum_in(types[0], acc[0], argument.expect("a number"), retract);
                 count(&mut acc[1]);
             }
             Function::Sum0 | Function::Avg => {
                 let x = argument.expect("a number");
-                acc[0] = acc[0].map(|sum| if retract { types[0].minus(sum, x) } else { types[0].plus(sum, x) });
+                acc[0] = acc[0].and_then(|sum| if retract { types[0].minus(sum, x) } else { types[0].plus(sum, x) });
                 if self.function == Function::Avg {
                     count(&mut acc[1]);
                 }
@@ -304,7 +376,7 @@ impl AggregateCall {
     /// smaller or greater by Java's `<` and `>`.
     pub fn merge(&self, acc: &mut [Option<Number>], types: &[NumberType], other: &[Option<Number>]) {
         let add = |t: NumberType, a: Option<Number>, b: Option<Number>| match (a, b) {
-            (Some(a), Some(b)) => Some(t.plus(a, b)),
+            (Some(a), Some(b)) => t.plus(a, b),
             _ => None,
         };
         match self.function {
@@ -313,7 +385,7 @@ impl AggregateCall {
                 acc[0] = match (acc[0], other[0]) {
                     (_, None) => acc[0],
                     (None, theirs) => theirs,
-                    (Some(ours), Some(theirs)) => Some(types[0].plus(ours, theirs)),
+                    (Some(ours), Some(theirs)) => types[0].plus(ours, theirs),
                 };
                 if self.function == Function::SumWithRetract {
                     acc[1] = add(types[1], acc[1], other[1]);
@@ -366,9 +438,9 @@ impl AggregateCall {
 
 /// A SUM's next value: the argument if there was no sum yet (negated for a retraction), else the
 /// sum plus (minus) it.
-fn sum_in(sum_type: NumberType, sum: Option<Number>, x: Number, retract: bool) -> Number {
+fn sum_in(sum_type: NumberType, sum: Option<Number>, x: Number, retract: bool) -> Option<Number> {
     match (sum, retract) {
-        (None, false) => x,
+        (None, false) => Some(x),
         (None, true) => sum_type.minus(sum_type.zero(), x),
         (Some(sum), false) => sum_type.plus(sum, x),
         (Some(sum), true) => sum_type.minus(sum, x),
@@ -380,7 +452,8 @@ fn greater(a: Number, b: Number) -> bool {
     match (a, b) {
         (Number::Int(a), Number::Int(b)) => a > b,
         (Number::Float(a), Number::Float(b)) => a > b,
-        _ => unreachable!("an integer compared with a floating-point number"),
+        (Number::Decimal(a), Number::Decimal(b)) => a > b,
+        _ => unreachable!("numbers of two kinds compared"),
     }
 }
 
@@ -390,7 +463,7 @@ mod tests {
     use crate::columnar::binary_row::tests::RowBuilder;
 
     fn call(function: Function, field: FieldType) -> AggregateCall {
-        AggregateCall { function, argument: Some((0, field)), filter: None }
+        AggregateCall { function, argument: Some((0, field)), filter: None, decimal: None }
     }
 
     fn run(call: &AggregateCall, inputs: &[(Vec<u8>, bool)]) -> Option<Number> {
@@ -451,7 +524,7 @@ mod tests {
         let null = (RowBuilder::new(2).null(0).build(), false);
         assert_eq!(run(&call(Function::Count, FieldType::BigInt), &[null.clone(), long(3)]), Some(Number::Int(1)));
         assert_eq!(run(&call(Function::Sum, FieldType::BigInt), std::slice::from_ref(&null)), None);
-        let filtered = AggregateCall { function: Function::CountStar, argument: None, filter: Some(1) };
+        let filtered = AggregateCall { function: Function::CountStar, argument: None, filter: Some(1), decimal: None };
         let passes = (RowBuilder::new(2).long(0, 1).int(1, 1).build(), false);
         assert_eq!(run(&filtered, &[long(1), passes]), Some(Number::Int(1)));
     }
@@ -484,6 +557,32 @@ mod tests {
         assert_eq!(merged(&min, &[None], &[int(9)]), vec![int(9)]);
         let avg = call(Function::Avg, FieldType::Int);
         assert_eq!(merged(&avg, &[int(5), int(2)], &[int(-1), int(1)]), vec![int(4), int(3)]);
+    }
+
+    #[test]
+    fn a_decimal_sum_past_38_digits_is_null_and_the_next_value_starts_again() {
+        let sum = AggregateCall {
+            function: Function::Sum,
+            argument: Some((0, FieldType::Decimal)),
+            filter: None,
+            decimal: Some((38, 0)),
+        };
+        let types = sum.accumulator_types().unwrap();
+        assert_eq!(types, vec![NumberType::Decimal { precision: 38, scale: 0 }]);
+        let nines = 10i128.pow(38) - 1;
+        let mut acc = vec![Some(Number::Decimal(nines))];
+        let mut row = Vec::new();
+        crate::columnar::group_agg::value_rows::write_numbers(
+            &mut row,
+            &[types[0], types[0]],
+            &[Some(Number::Decimal(1)), None],
+        );
+        sum.update(&mut acc, &types, &BinaryRow::new(&row, 2).unwrap(), false).unwrap();
+        assert_eq!(acc, vec![None], "10^38 has 39 digits");
+        sum.update(&mut acc, &types, &BinaryRow::new(&row, 2).unwrap(), false).unwrap();
+        assert_eq!(acc, vec![Some(Number::Decimal(1))], "a NULL sum takes the next value");
+        let avg = AggregateCall { function: Function::Avg, ..sum };
+        assert!(avg.accumulator_types().is_err(), "AVG over DECIMAL is not computed natively");
     }
 
     #[test]

@@ -225,7 +225,7 @@ impl GroupAggregator {
             }
             if let Some(start) = self.config.merged_from {
                 for (field, value) in merged.iter_mut().enumerate() {
-                    *value = self.accumulators.types[field].read(&row, start + field);
+                    *value = self.accumulators.types[field].read(&row, start + field)?;
                 }
             }
             for (call, aggregate) in self.config.calls.iter().enumerate() {

@@ -25,9 +25,9 @@ fn aggregator_config(retracting: bool, ttl_millis: Option<i64>) -> GroupAggConfi
     GroupAggConfig {
         input_arity: 2,
         calls: vec![
-            AggregateCall { function: Function::CountStar, argument: None, filter: None },
-            AggregateCall { function: sum, argument: v, filter: None },
-            AggregateCall { function: max, argument: v, filter: None },
+            AggregateCall { function: Function::CountStar, argument: None, filter: None, decimal: None },
+            AggregateCall { function: sum, argument: v, filter: None, decimal: None },
+            AggregateCall { function: max, argument: v, filter: None, decimal: None },
         ],
         value_arity: 3,
         count_star_field: retracting.then_some(0),
@@ -132,7 +132,12 @@ fn aggregator_without_count(dir: &TempDir, ttl_millis: Option<i64>) -> GroupAggr
     let column_family = StateColumnFamily::open(&store, "accState").unwrap();
     let config = GroupAggConfig {
         input_arity: 2,
-        calls: vec![AggregateCall { function: Function::Max, argument: Some((1, FieldType::BigInt)), filter: None }],
+        calls: vec![AggregateCall {
+            function: Function::Max,
+            argument: Some((1, FieldType::BigInt)),
+            filter: None,
+            decimal: None,
+        }],
         value_arity: 1,
         count_star_field: None,
         merged_from: None,
@@ -233,8 +238,13 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
     let config = GroupAggConfig {
         input_arity: 4,
         calls: vec![
-            AggregateCall { function: Function::SumWithRetract, argument: Some((0, FieldType::BigInt)), filter: None },
-            AggregateCall { function: Function::CountStar, argument: None, filter: None },
+            AggregateCall {
+                function: Function::SumWithRetract,
+                argument: Some((0, FieldType::BigInt)),
+                filter: None,
+                decimal: None,
+            },
+            AggregateCall { function: Function::CountStar, argument: None, filter: None, decimal: None },
         ],
         value_arity: 1,
         count_star_field: Some(2),

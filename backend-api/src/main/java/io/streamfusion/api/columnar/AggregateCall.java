@@ -11,15 +11,25 @@ import java.io.Serializable;
  * @param argumentField the argument's position in the input rows; -1 for {@code COUNT(*)}
  * @param argumentType how the argument is stored; null for {@code COUNT(*)}
  * @param filterField the position of the BOOLEAN field that FILTERs the call; -1 for none
+ * @param decimalPrecision a DECIMAL argument's precision; 0 for other types
+ * @param decimalScale a DECIMAL argument's scale; 0 for other types
  */
 public record AggregateCall(
         AggregateFunction function,
         int argumentField,
         @Nullable BinaryFieldType argumentType,
-        int filterField)
+        int filterField,
+        int decimalPrecision,
+        int decimalScale)
         implements Serializable {
 
     public AggregateCall {
+        boolean decimal =
+                argumentType == BinaryFieldType.COMPACT_DECIMAL
+                        || argumentType == BinaryFieldType.DECIMAL;
+        if (decimal != (decimalPrecision > 0)) {
+            throw new IllegalArgumentException("A DECIMAL argument, and only one, has a precision");
+        }
         if ((argumentField < 0) != (argumentType == null)) {
             throw new IllegalArgumentException("An argument needs a position and a type");
         }
@@ -27,6 +37,15 @@ public record AggregateCall(
             throw new IllegalArgumentException(
                     function + " takes " + (argumentField < 0 ? "an argument" : "no argument"));
         }
+    }
+
+    /** A call whose argument is no DECIMAL. */
+    public AggregateCall(
+            AggregateFunction function,
+            int argumentField,
+            @Nullable BinaryFieldType argumentType,
+            int filterField) {
+        this(function, argumentField, argumentType, filterField, 0, 0);
     }
 
     /** {@code COUNT(*)}, filtered by {@code filterField} (-1 for none). */

@@ -29,13 +29,15 @@ public final class NativeGroupAggregator extends NativeCachingKernel {
             int firstKeyGroup,
             int lastKeyGroup,
             long batchSchemaAddress) {
-        int[] calls = new int[spec.calls().size() * 4];
+        int[] calls = new int[spec.calls().size() * 6];
         int at = 0;
         for (AggregateCall call : spec.calls()) {
             calls[at++] = call.function().ordinal();
             calls[at++] = call.argumentField();
             calls[at++] = call.argumentType() == null ? -1 : call.argumentType().ordinal();
             calls[at++] = call.filterField();
+            calls[at++] = call.decimalPrecision();
+            calls[at++] = call.decimalScale();
         }
         NativeKernelStats stats = new NativeKernelStats();
         long handle =

@@ -24,6 +24,11 @@ final class AggregateShapes {
     private static final int ROWS = 600;
     private static final int KEYS = 23;
 
+    /** The raw rows with their decimals cast, and a processing-time attribute. */
+    static final String INPUT_VIEW =
+            "SELECT k, k2, v, i, t, s, d, f, p, CAST(e AS DECIMAL(10, 2)) AS e,"
+                    + " CAST(w AS DECIMAL(38, 0)) AS w, PROCTIME() AS pt FROM scripted";
+
     private AggregateShapes() {}
 
     static List<ParityHarness.Shape> all() {
@@ -63,6 +68,14 @@ final class AggregateShapes {
                         Map.of()));
         shapes.add(
                 byK(
+                        "DECIMAL sums past 38 digits are NULL, compact and wide MIN and MAX",
+                        "SUM(e), MIN(e), MAX(e), SUM(w), MIN(w), MAX(w), COUNT(w)",
+                        "se DECIMAL(38, 2), ne DECIMAL(10, 2), xe DECIMAL(10, 2), sw DECIMAL(38, 0),"
+                                + " nw DECIMAL(38, 0), xw DECIMAL(38, 0), cw BIGINT",
+                        false,
+                        Map.of()));
+        shapes.add(
+                byK(
                         "FILTER clauses",
                         "COUNT(*) FILTER (WHERE v > 0), SUM(v) FILTER (WHERE i < 0),"
                                 + " MAX(i) FILTER (WHERE v IS NULL), COUNT(d)",
@@ -95,6 +108,15 @@ final class AggregateShapes {
                                 + counts
                                 + " GROUP BY c",
                         "c BIGINT, n BIGINT, ss BIGINT, sa BIGINT, sc BIGINT",
+                        false,
+                        Map.of(),
+                        0));
+        shapes.add(
+                shape(
+                        "two levels: DECIMAL sums of retractions",
+                        "SELECT c, SUM(se), SUM(sw) FROM (SELECT k, COUNT(*) AS c, SUM(e) AS se,"
+                                + " SUM(w) AS sw FROM src GROUP BY k) GROUP BY c",
+                        "c BIGINT, se DECIMAL(38, 2), sw DECIMAL(38, 0)",
                         false,
                         Map.of(),
                         0));
@@ -160,6 +182,13 @@ final class AggregateShapes {
                                         "3",
                                         "streamfusion.operators.cache-size",
                                         "0"))));
+        shapes.add(
+                byK(
+                        "mini-batch of 7, DECIMAL",
+                        "SUM(e), MAX(e), SUM(w), MIN(w)",
+                        "se DECIMAL(38, 2), xe DECIMAL(10, 2), sw DECIMAL(38, 0), nw DECIMAL(38, 0)",
+                        false,
+                        ParityHarness.miniBatchOf("7", Map.of())));
         String counts = "(SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k)";
         shapes.add(
                 shape(
@@ -197,7 +226,7 @@ final class AggregateShapes {
             int... keyColumns) {
         return new ParityHarness.Shape(
                 name,
-                new String[] {"k", "k2", "v", "i", "t", "s", "d", "f", "p"},
+                new String[] {"k", "k2", "v", "i", "t", "s", "d", "f", "p", "e", "w"},
                 new TypeInformation<?>[] {
                     Types.INT,
                     Types.STRING,
@@ -207,10 +236,12 @@ final class AggregateShapes {
                     Types.SHORT,
                     Types.DOUBLE,
                     Types.FLOAT,
-                    Types.INT
+                    Types.INT,
+                    Types.STRING,
+                    Types.STRING
                 },
                 rows(),
-                "SELECT *, PROCTIME() AS pt FROM scripted",
+                INPUT_VIEW,
                 sinkColumns,
                 upsertSink,
                 "INSERT INTO sink " + query,
@@ -234,13 +265,23 @@ final class AggregateShapes {
                             orNull(random, (short) (random.nextInt(65536) - 32768)),
                             orNull(random, floating(random)),
                             orNull(random, (float) floating(random)),
-                            p));
+                            p,
+                            orNull(random, (random.nextInt(200001) - 100000) / 100.0 + ""),
+                            orNull(random, wide(random))));
         }
         return rows;
     }
 
     private static <T> T orNull(Random random, T value) {
         return random.nextInt(8) == 0 ? null : value;
+    }
+
+    /** A DECIMAL(38, 0) value: mostly small, sometimes 5 * 10^37, so that two of them overflow. */
+    private static String wide(Random random) {
+        int pick = random.nextInt(10);
+        return pick == 0
+                ? "5" + "0".repeat(37)
+                : pick == 1 ? "-5" + "0".repeat(37) : "" + (random.nextInt(9) - 4);
     }
 
     private static long bigint(Random random) {

@@ -88,7 +88,8 @@ class GroupAggregateParityTest {
                                     tables.getConfig().getConfiguration().setString(key, value));
             tables.executeSql(
                     "CREATE TEMPORARY TABLE scripted (k INT, k2 STRING, v BIGINT, i INT, t TINYINT,"
-                            + " s SMALLINT, d DOUBLE, f FLOAT, p INT) WITH ('connector' = 'datagen')");
+                            + " s SMALLINT, d DOUBLE, f FLOAT, p INT, e STRING, w STRING)"
+                            + " WITH ('connector' = 'datagen')");
             tables.executeSql("CREATE TEMPORARY VIEW src AS " + shape.inputView());
             tables.executeSql(
                     "CREATE TEMPORARY TABLE sink ("
@@ -127,10 +128,16 @@ class GroupAggregateParityTest {
                 "COUNT(DISTINCT v)",
                 "DISTINCT");
         assertKept(
-                "INSERT INTO sink SELECT k, CAST(SUM(e) AS BIGINT) FROM src GROUP BY k",
+                "INSERT INTO sink SELECT k, CAST(AVG(e) AS BIGINT) FROM src GROUP BY k",
                 Map.of(),
-                "SUM(e)",
-                "numbers only");
+                "AVG(e)",
+                "AVG of DECIMAL");
+        assertKept(
+                "INSERT INTO sink SELECT k, CAST(CHAR_LENGTH(LISTAGG(z)) AS BIGINT) FROM (SELECT k,"
+                        + " CAST(v AS STRING) AS z FROM src) GROUP BY k",
+                Map.of(),
+                "LISTAGG",
+                "no native kernel");
         assertKept(
                 "INSERT INTO sink SELECT k, SUM(v) FROM src GROUP BY k",
                 Map.of(

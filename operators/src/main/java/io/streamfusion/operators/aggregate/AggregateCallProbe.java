@@ -12,7 +12,9 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.runtime.generated.AggsHandleFunction;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
@@ -136,12 +138,13 @@ final class AggregateCallProbe {
             if (unsupportedType != null) {
                 return Result.refuse(unsupportedType);
             }
-            BinaryFieldType argumentType =
-                    argument < 0 ? null : BinaryFieldTypes.of(inputTypes[argument]).orElse(null);
-            if (argument >= 0 && argumentType == null) {
+            if (argument < 0) {
+                calls.add(AggregateCall.countStar(filter));
+            } else if (BinaryFieldTypes.of(inputTypes[argument]).isEmpty()) {
                 return Result.refuse(what + " reads a " + inputTypes[argument] + " field");
+            } else {
+                calls.add(call(function, argument, inputTypes[argument], filter));
             }
-            calls.add(new AggregateCall(function, argument, argumentType, filter));
         }
         String counter = checkCountStar(calls, starts, countStarField);
         return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
@@ -245,11 +248,7 @@ final class AggregateCallProbe {
             calls.add(
                     function == AggregateFunction.COUNT_STAR
                             ? AggregateCall.countStar(-1)
-                            : new AggregateCall(
-                                    function,
-                                    starts[i],
-                                    BinaryFieldTypes.of(valueType).orElseThrow(),
-                                    -1));
+                            : call(function, starts[i], valueType, -1));
         }
         String counter = checkCountStar(calls, starts, countStarField);
         return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
@@ -325,41 +324,76 @@ final class AggregateCallProbe {
         LogicalTypeRoot argumentRoot = argumentType == null ? null : argumentType.getTypeRoot();
         boolean counts =
                 function == AggregateFunction.COUNT_STAR || function == AggregateFunction.COUNT;
-        if (!counts && !NUMBERS.contains(argumentRoot)) {
+        boolean decimal = argumentRoot == LogicalTypeRoot.DECIMAL;
+        if (!counts && !NUMBERS.contains(argumentRoot) && !decimal) {
             return what + " over " + argumentType + " has no native kernel (numbers only)";
         }
-        List<LogicalTypeRoot> expected = new ArrayList<>();
+        if (function == AggregateFunction.AVG && decimal) {
+            return what + " over " + argumentType + " has no native kernel (AVG of DECIMAL)";
+        }
+        LogicalType count = new BigIntType();
+        List<LogicalType> expected = new ArrayList<>();
+        LogicalType value;
         switch (function) {
             case COUNT_STAR:
             case COUNT:
-                expected.add(LogicalTypeRoot.BIGINT);
+                expected.add(count);
+                value = count;
+                break;
+            case SUM:
+            case SUM0:
+                value = sumType(argumentType);
+                expected.add(value);
                 break;
             case SUM_WITH_RETRACT:
-                expected.add(argumentRoot);
-                expected.add(LogicalTypeRoot.BIGINT);
+                value = sumType(argumentType);
+                expected.add(value);
+                expected.add(count);
                 break;
             case AVG:
                 boolean floating =
                         argumentRoot == LogicalTypeRoot.FLOAT
                                 || argumentRoot == LogicalTypeRoot.DOUBLE;
-                expected.add(floating ? LogicalTypeRoot.DOUBLE : LogicalTypeRoot.BIGINT);
-                expected.add(LogicalTypeRoot.BIGINT);
+                expected.add(floating ? new DoubleType() : count);
+                expected.add(count);
+                value = argumentType;
                 break;
             default:
-                expected.add(argumentRoot);
+                expected.add(argumentType);
+                value = argumentType;
         }
         for (int i = 0; i < expected.size(); i++) {
-            if (accTypes[start + i].getTypeRoot() != expected.get(i)) {
+            if (!sameType(accTypes[start + i], expected.get(i))) {
                 return what + " keeps a " + accTypes[start + i] + " accumulator, not " + expected;
             }
         }
-        if (call < valueTypes.length) {
-            LogicalTypeRoot value = counts ? LogicalTypeRoot.BIGINT : argumentRoot;
-            if (valueTypes[call].getTypeRoot() != value) {
-                return what + " gives a " + valueTypes[call] + " value, not " + value;
-            }
+        if (call < valueTypes.length && !sameType(valueTypes[call], value)) {
+            return what + " gives a " + valueTypes[call] + " value, not " + value;
         }
         return null;
+    }
+
+    /** The type of a SUM of {@code type} ({@code LogicalTypeMerging.findSumAggType}). */
+    private static LogicalType sumType(LogicalType type) {
+        return type instanceof DecimalType
+                ? new DecimalType(DecimalType.MAX_PRECISION, ((DecimalType) type).getScale())
+                : type;
+    }
+
+    private static boolean sameType(LogicalType a, LogicalType b) {
+        return a.copy(true).equals(b.copy(true));
+    }
+
+    /** The call of {@code function} over the field {@code argument} of {@code type}. */
+    private static AggregateCall call(
+            AggregateFunction function, int argument, LogicalType type, int filter) {
+        BinaryFieldType stored = BinaryFieldTypes.of(type).orElseThrow();
+        if (type instanceof DecimalType) {
+            DecimalType decimal = (DecimalType) type;
+            return new AggregateCall(
+                    function, argument, stored, filter, decimal.getPrecision(), decimal.getScale());
+        }
+        return new AggregateCall(function, argument, stored, filter);
     }
 
     /** The one field whose value changes the call's accumulator fields, or -1. */
