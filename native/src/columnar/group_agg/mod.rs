@@ -366,10 +366,15 @@ impl GroupAggregator {
             }
             entries.push((key_start, value_start, buffer.len()));
         }
+        // A key of this batch whose older row the cache evicted before the key's turn has both
+        // that row and its new one (or its delete) here: the evicted rows go first, and the
+        // stable sort in `commit` keeps them before the newer write of the same key.
+        let mut ordered = Vec::with_capacity(entries.len());
         for evicted in self.cache.take_evicted() {
-            entries.push(self.append_entry(&mut buffer, &evicted.key, &evicted.row, evicted.written_at)?);
+            ordered.push(self.append_entry(&mut buffer, &evicted.key, &evicted.row, evicted.written_at)?);
         }
-        self.commit(&buffer, entries)
+        ordered.extend(entries);
+        self.commit(&buffer, ordered)
     }
 
     /// Writes every accumulator row the cache holds unwritten, in one write batch: before a
@@ -401,13 +406,15 @@ impl GroupAggregator {
         Ok((key_start, value_start, buffer.len()))
     }
 
-    /// Applies `entries` of `buffer` (puts, and deletes where the value is empty) in one write.
+    /// Applies `entries` of `buffer` (puts, and deletes where the value is empty) in one write;
+    /// of two entries for one key, the later one wins.
     fn commit(&self, buffer: &[u8], mut entries: Vec<(usize, usize, usize)>) -> Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
-        // In key order the memtable's skip list reuses its insert position from one key to the next.
-        entries.sort_unstable_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
+        // In key order the memtable's skip list reuses its insert position from one key to the
+        // next. Stable, so that a key's entries stay in their order and the write applies the last.
+        entries.sort_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
         let mut write = StoreWrite::to_store_of(&self.column_family);
         for (key, value, end) in entries {
             if value == end {

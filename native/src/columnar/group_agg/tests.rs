@@ -293,3 +293,21 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
     let gone = aggregator.aggregate(&batch_of(vec![local(1, Some(-4), -2, -2)]), 0).unwrap();
     assert_eq!((decisions(&gone), value(&gone, 1)), (vec![DELETE], Some(Some(Number::Int(4)))));
 }
+
+#[test]
+fn a_key_evicted_before_its_delete_in_the_same_batch_stays_deleted() {
+    let dir = TempDir::new();
+    // Room for two entries (16 key bytes, 40 row bytes and the overhead each).
+    let mut aggregator = aggregator(&dir, 250, None, true);
+    aggregator.aggregate(&batch(&[insert(1, 5)]), 0).unwrap();
+    // Keys 5, 6 and 7 come first: their rows evict key 1's (dirty) row before key 1's own turn,
+    // when its only row is retracted and the key deleted.
+    let result =
+        aggregator.aggregate(&batch(&[insert(5, 1), insert(6, 1), insert(7, 1), (DELETE_KIND, 1, 5)]), 0).unwrap();
+    assert_eq!(decisions(&result), vec![INSERT, INSERT, INSERT, DELETE]);
+    aggregator.flush().unwrap();
+    let mut uncached =
+        GroupAggregator::new(aggregator.column_family.clone(), aggregator_config(true, None), 0, None).unwrap();
+    let again = uncached.aggregate(&batch(&[insert(1, 2)]), 0).unwrap();
+    assert_eq!(decisions(&again), vec![INSERT], "key 1 was deleted, not restored from its evicted row");
+}
