@@ -77,7 +77,8 @@ final class AggregateCallProbe {
     }
 
     /**
-     * Identifies {@code described}, the calls of the node's description.
+     * Identifies {@code described}, the calls of the node's description, which {@link
+     * #firstUnsupported} accepted (see {@link AggregateNode}).
      *
      * @param valueTypes the types of the aggregate values in the output, after the grouping keys
      * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
@@ -85,10 +86,6 @@ final class AggregateCallProbe {
     Result probe(
             List<AggregateSelectList.Call> described, LogicalType[] valueTypes, int countStarField)
             throws Exception {
-        String unsupported = firstUnsupported(described);
-        if (unsupported != null) {
-            return Result.refuse(unsupported);
-        }
         List<AggregateFunction> functions = new ArrayList<>();
         described.forEach(call -> functions.add(functionOf(call)));
         List<Boolean> filtered = new ArrayList<>();
@@ -207,10 +204,6 @@ final class AggregateCallProbe {
             LogicalType[] accTypes,
             LogicalType[] valueTypes,
             int countStarField) {
-        String unsupported = firstUnsupported(described);
-        if (unsupported != null) {
-            return Result.refuse(unsupported);
-        }
         List<AggregateFunction> functions = new ArrayList<>();
         for (AggregateSelectList.Call call : described) {
             AggregateFunction function = functionOf(call);

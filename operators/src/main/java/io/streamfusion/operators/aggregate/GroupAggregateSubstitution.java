@@ -205,15 +205,10 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
 
     /** Flink's {@code RecordCounter} index, -1 for an insert-only input's counter. */
     private static int countStarField(RecordCounter counter) {
-        try {
-            java.lang.reflect.Field field = counter.getClass().getDeclaredField("indexOfCountStar");
-            field.setAccessible(true);
-            return field.getInt(counter);
-        } catch (NoSuchFieldException e) {
-            return -1;
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("cannot read " + counter.getClass().getName(), e);
-        }
+        // Only RetractionRecordCounter, a private class, counts rows: it has the field.
+        return counter.getClass().getSimpleName().equals("RetractionRecordCounter")
+                ? FlinkFields.<Integer>read(counter, counter.getClass(), "indexOfCountStar")
+                : -1;
     }
 
     private static String whyNot(@Nullable Function function) {
