@@ -5,12 +5,13 @@
 //! caught before any state is touched. Bump [`ABI_VERSION`] whenever a JNI signature or the
 //! encoding of a batch changes.
 
+use crate::columnar::constraints;
 use crate::columnar::group_agg::{self, functions::Function};
 use crate::columnar::top1::{Replacement, FIRST, REJECTED, REPLACED};
 use crate::columnar::upsert;
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 8;
+pub const ABI_VERSION: i32 = 9;
 
 /// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
 pub mod ttl_layout {
@@ -76,6 +77,16 @@ pub fn descriptor() -> String {
     for (code, name) in Function::NAMES.iter().enumerate() {
         out.push_str(&format!(";agg.function.{name}={code}"));
     }
+    out.push_str(&format!(
+        ";constraints.emit={};constraints.rewritten={};constraints.dropped={};constraints.null-violation={};\
+         constraints.char-violation={};constraints.binary-violation={}",
+        constraints::EMIT,
+        constraints::REWRITTEN,
+        constraints::DROPPED,
+        constraints::NULL_VIOLATION,
+        constraints::CHAR_VIOLATION,
+        constraints::BINARY_VIOLATION
+    ));
     out
 }
 

@@ -14,8 +14,8 @@
 
 use crate::error::{NativeError, Result};
 
-const HEADER_BITS: usize = 8;
-const INLINE_MARK: u64 = 1 << 63;
+pub(crate) const HEADER_BITS: usize = 8;
+pub(crate) const INLINE_MARK: u64 = 1 << 63;
 
 /// The width in bytes of the row kind and null bits of a row of `arity` fields.
 pub fn header_bytes(arity: usize) -> usize {
@@ -67,7 +67,13 @@ impl<'a> BinaryRow<'a> {
         self.header + pos * 8
     }
 
-    fn slot(&self, pos: usize) -> u64 {
+    /// Where the variable-length part starts: after the header and the fixed slots.
+    pub fn fixed_end(&self) -> usize {
+        self.header + 8 * self.arity
+    }
+
+    /// The raw eight bytes of field `pos`'s slot.
+    pub fn slot(&self, pos: usize) -> u64 {
         let at = self.slot_offset(pos);
         u64::from_le_bytes(self.bytes[at..at + 8].try_into().expect("eight bytes"))
     }
@@ -111,7 +117,13 @@ impl<'a> BinaryRow<'a> {
             let at = self.slot_offset(pos);
             return Ok(&self.bytes[at..at + len]);
         }
-        self.variable_part(pos, (slot >> 32) as usize, slot as u32 as usize)
+        let len = slot as u32 as usize;
+        if len == 0 {
+            // Flink reads nothing for an empty value, wherever it points; a NULL's zeroed slot
+            // reads as the empty string.
+            return Ok(&[]);
+        }
+        self.variable_part(pos, (slot >> 32) as usize, len)
     }
 
     /// A non-compact decimal's unscaled value: big-endian two's-complement bytes.
@@ -130,7 +142,7 @@ impl<'a> BinaryRow<'a> {
     fn variable_part(&self, pos: usize, offset: usize, len: usize) -> Result<&'a [u8]> {
         offset
             .checked_add(len)
-            .filter(|end| offset >= self.header + 8 * self.arity && *end <= self.bytes.len())
+            .filter(|end| offset >= self.fixed_end() && *end <= self.bytes.len())
             .map(|end| &self.bytes[offset..end])
             .ok_or_else(|| {
                 NativeError::CorruptRow(format!(

@@ -25,6 +25,8 @@ pub(super) type GroupAggregatorHandle =
     super::columnar_entry_points::WithStats<crate::columnar::group_agg::GroupAggregator>;
 /// `NativeUpsertMaterializer`: one sink upsert materializer instance.
 pub(super) type UpsertMaterializerHandle = crate::columnar::upsert::UpsertMaterializer;
+/// `NativeSinkConstraints`: one constraint enforcer instance.
+pub(super) type SinkConstraintsHandle = crate::columnar::constraints::SinkConstraints;
 
 /// Moves `value` to the heap and returns its address as a handle.
 pub(super) fn into_handle<T>(value: T) -> jlong {

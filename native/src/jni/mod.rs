@@ -5,6 +5,7 @@
 //! to `jlong`; the Java object that holds one frees it exactly once (see `NativeHandle`).
 
 mod columnar_entry_points;
+mod constraint_entry_points;
 mod entry_points;
 mod group_agg_entry_points;
 mod guard;

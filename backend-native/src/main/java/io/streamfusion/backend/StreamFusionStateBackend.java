@@ -1,9 +1,12 @@
 package io.streamfusion.backend;
 
 import io.streamfusion.api.columnar.ColumnarStateBackend;
+import io.streamfusion.api.columnar.SinkConstraints;
+import io.streamfusion.api.columnar.SinkConstraintsSpec;
 import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.memory.SlotMemoryProvider;
 import io.streamfusion.backend.nativelib.NativeLibrary;
+import io.streamfusion.backend.nativelib.NativeSinkConstraints;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -95,6 +98,11 @@ public class StreamFusionStateBackend extends AbstractManagedMemoryStateBackend
     public boolean supportsSavepointFormat(SavepointFormatType formatType) {
         return formatType == SavepointFormatType.CANONICAL
                 || formatType == SavepointFormatType.NATIVE;
+    }
+
+    @Override
+    public SinkConstraints openSinkConstraints(SinkConstraintsSpec spec, long batchSchemaAddress) {
+        return NativeSinkConstraints.open(spec, batchSchemaAddress);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.streamfusion.cluster;
 
 import io.streamfusion.operators.OperatorOptions;
-import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.BatchingOperator;
 
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
@@ -71,8 +71,7 @@ class OperatorsClusterIT {
                             .filter(
                                     entry ->
                                             entry.getKey()
-                                                    .startsWith(
-                                                            BatchingKeyedOperator.ROWS_ACCUMULATOR))
+                                                    .startsWith(BatchingOperator.ROWS_ACCUMULATOR))
                             .mapToLong(entry -> ((Number) entry.getValue()).longValue())
                             .sum();
             assertEquals(
@@ -147,7 +146,7 @@ class OperatorsClusterIT {
 
     private static long columnarRows(JobExecutionResult result) {
         return result.getAllAccumulatorResults().entrySet().stream()
-                .filter(entry -> entry.getKey().startsWith(BatchingKeyedOperator.ROWS_ACCUMULATOR))
+                .filter(entry -> entry.getKey().startsWith(BatchingOperator.ROWS_ACCUMULATOR))
                 .mapToLong(entry -> ((Number) entry.getValue()).longValue())
                 .sum();
     }

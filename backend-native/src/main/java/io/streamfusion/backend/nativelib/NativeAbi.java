@@ -3,6 +3,7 @@ package io.streamfusion.backend.nativelib;
 import io.streamfusion.api.columnar.AggregateFunction;
 import io.streamfusion.api.columnar.BinaryFieldType;
 import io.streamfusion.api.columnar.GroupAggregator;
+import io.streamfusion.api.columnar.SinkConstraints;
 import io.streamfusion.api.columnar.Top1Ranker;
 import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.api.columnar.UpsertMaterializer;
@@ -18,7 +19,7 @@ import java.util.Locale;
 final class NativeAbi {
 
     /** Bump with native/src/abi.rs whenever a JNI signature or a batch encoding changes. */
-    static final int VERSION = 8;
+    static final int VERSION = 9;
 
     private NativeAbi() {}
 
@@ -61,6 +62,12 @@ final class NativeAbi {
                     .append('=')
                     .append(function.ordinal());
         }
+        out.append(";constraints.emit=").append(SinkConstraints.EMIT);
+        out.append(";constraints.rewritten=").append(SinkConstraints.REWRITTEN);
+        out.append(";constraints.dropped=").append(SinkConstraints.DROPPED);
+        out.append(";constraints.null-violation=").append(SinkConstraints.NULL_VIOLATION);
+        out.append(";constraints.char-violation=").append(SinkConstraints.CHAR_VIOLATION);
+        out.append(";constraints.binary-violation=").append(SinkConstraints.BINARY_VIOLATION);
         return out.toString();
     }
 }

@@ -165,4 +165,22 @@ final class NativeMethods {
             long nowMillis);
 
     static native void closeUpsertMaterializer(long materializer);
+
+    static native long openSinkConstraints(
+            int arity,
+            int[] notNullFields,
+            int notNullMode,
+            int[] charFields,
+            int[] binaryFields,
+            int lengthMode,
+            int[] variableFields,
+            long batchSchemaAddress);
+
+    static native void enforceSinkConstraints(
+            long constraints,
+            long batchArrayAddress,
+            long resultArrayAddress,
+            long resultSchemaAddress);
+
+    static native void closeSinkConstraints(long constraints);
 }

@@ -12,6 +12,8 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
@@ -221,7 +223,14 @@ public final class SqlJobBenchmark {
                         (key, value) ->
                                 tables.getConfig().getConfiguration().setString(key, value));
         tables.createTemporaryView(
-                "src", env.fromSource(source, WatermarkStrategy.noWatermarks(), "generated rows"));
+                "src",
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "generated rows"),
+                Schema.newBuilder()
+                        .column("g", DataTypes.BIGINT())
+                        .column("k", DataTypes.BIGINT())
+                        .column("v", DataTypes.BIGINT())
+                        .column("payload", workload.payloadType())
+                        .build());
         tables.executeSql(workload.sinkDdl());
         return tables;
     }

@@ -9,6 +9,8 @@ import java.util.Map;
  *
  * @param startupIncluded for a complete job, whether its time runs from submission (as a user waits
  *     for it) rather than over Flink's net job runtime
+ * @param payloadType the SQL type the source declares for {@code payload}; a declared length the
+ *     values exceed gives a sink's length constraint something to trim
  */
 public record SqlWorkload(
         String suite,
@@ -21,7 +23,36 @@ public record SqlWorkload(
         boolean startupIncluded,
         String sinkDdl,
         String insertSql,
-        Map<String, String> tableOptions) {
+        Map<String, String> tableOptions,
+        String payloadType) {
+
+    /** A workload whose source declares {@code payload} as {@code STRING}. */
+    public SqlWorkload(
+            String suite,
+            String caseName,
+            long keys,
+            long groups,
+            int payloadChars,
+            boolean improving,
+            long rows,
+            boolean startupIncluded,
+            String sinkDdl,
+            String insertSql,
+            Map<String, String> tableOptions) {
+        this(
+                suite,
+                caseName,
+                keys,
+                groups,
+                payloadChars,
+                improving,
+                rows,
+                startupIncluded,
+                sinkDdl,
+                insertSql,
+                tableOptions,
+                "STRING");
+    }
 
     public boolean bounded() {
         return rows > 0;

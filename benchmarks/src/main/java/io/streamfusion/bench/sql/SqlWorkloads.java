@@ -16,6 +16,7 @@ public final class SqlWorkloads {
     public static final String TOP1 = "sql-top1";
     public static final String UPSERT = "sql-upsert";
     public static final String DEDUP = "sql-dedup";
+    public static final String CONSTRAINTS = "sql-constraints";
 
     /**
      * Upstream groups per sink key in the upsert workload: the candidates the materializer keeps.
@@ -31,7 +32,7 @@ public final class SqlWorkloads {
 
     /**
      * The workloads of one suite ({@link #AGGREGATE}, {@link #TOP1}, {@link #UPSERT}, {@link
-     * #DEDUP}).
+     * #DEDUP}, {@link #CONSTRAINTS}).
      */
     public static List<SqlWorkload> of(String suite, boolean full) {
         switch (suite) {
@@ -43,6 +44,8 @@ public final class SqlWorkloads {
                 return upsert(full);
             case DEDUP:
                 return dedup(full);
+            case CONSTRAINTS:
+                return constraints();
             default:
                 throw new IllegalArgumentException(
                         "Unknown SQL suite '"
@@ -53,8 +56,10 @@ public final class SqlWorkloads {
                                 + TOP1
                                 + ", "
                                 + UPSERT
+                                + ", "
+                                + DEDUP
                                 + " or "
-                                + DEDUP);
+                                + CONSTRAINTS);
         }
     }
 
@@ -281,6 +286,48 @@ public final class SqlWorkloads {
                                 + " r ROW<x BIGINT, y STRING>",
                         "MAX(k), g, SUM(v), TO_TIMESTAMP_LTZ(SUM(v), 3), ARRAY[SUM(v), CAST(NULL AS"
                                 + " BIGINT), g], ROW(g, MAX(payload))"));
+        return cases;
+    }
+
+    /**
+     * A sink's constraint enforcement, the one operator between the source's projection and the
+     * sink: NOT NULL columns fed one NULL in ten (dropped), and a {@code CHAR(5)} column fed the
+     * 8-character payload its source declares as {@code CHAR(5)}, so every row is trimmed.
+     */
+    private static List<SqlWorkload> constraints() {
+        List<SqlWorkload> cases = new ArrayList<>();
+        for (long rows : new long[] {100_000, 1_000_000}) {
+            cases.add(
+                    new SqlWorkload(
+                            CONSTRAINTS,
+                            "not-null=DROP rows=" + rows,
+                            65_536,
+                            65_536,
+                            8,
+                            true,
+                            rows,
+                            false,
+                            "CREATE TABLE sink (k BIGINT NOT NULL, v BIGINT NOT NULL, payload STRING NOT"
+                                    + " NULL) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, CASE WHEN MOD(v, 10) = 0 THEN CAST(NULL AS"
+                                    + " BIGINT) ELSE v END, payload FROM src",
+                            Map.of("table.exec.sink.not-null-enforcer", "DROP")));
+            cases.add(
+                    new SqlWorkload(
+                            CONSTRAINTS,
+                            "type-length=TRIM_PAD rows=" + rows,
+                            65_536,
+                            65_536,
+                            8,
+                            true,
+                            rows,
+                            false,
+                            "CREATE TABLE sink (k BIGINT, v BIGINT, c CHAR(5)) WITH ('connector' ="
+                                    + " 'blackhole')",
+                            "INSERT INTO sink SELECT k, v, payload FROM src",
+                            Map.of("table.exec.sink.type-length-enforcer", "TRIM_PAD"),
+                            "CHAR(5)"));
+        }
         return cases;
     }
 

@@ -3,7 +3,7 @@ package io.streamfusion.migration.operators;
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.operators.OperatorOptions;
 import io.streamfusion.operators.StreamFusionOperators;
-import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.BatchingOperator;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -146,6 +146,32 @@ final class ParityHarness {
                 }
             }
             return new Outcome(CollectingSinkFactory.collected(run), columnarRows);
+        } finally {
+            ScriptedRows.forget(run);
+            CollectingSinkFactory.forget(run);
+        }
+    }
+
+    /** How a job failed, and what its sink had received by then. */
+    record Failure(Throwable rootCause, List<Row> changelog) {}
+
+    /** Runs {@code shape} with the layer on or off, expecting its job to fail. */
+    Failure runFailing(Shape shape, boolean layer) throws Exception {
+        String run = shape.name().replaceAll("[^A-Za-z0-9]", "_") + "-" + UUID.randomUUID();
+        ScriptedRows.register(run, shape.rows());
+        try {
+            ScriptedRows.openUntil(run, Long.MAX_VALUE);
+            JobClient job = submit(shape, run, Phase.toEnd(1, layer), null);
+            try {
+                job.getJobExecutionResult().get();
+            } catch (ExecutionException e) {
+                Throwable cause = e;
+                while (cause.getCause() != null) {
+                    cause = cause.getCause();
+                }
+                return new Failure(cause, CollectingSinkFactory.collected(run));
+            }
+            throw new AssertionError(shape + ": the job did not fail");
         } finally {
             ScriptedRows.forget(run);
             CollectingSinkFactory.forget(run);
@@ -463,7 +489,7 @@ final class ParityHarness {
 
     static long columnarRows(Map<String, Object> accumulators) {
         return accumulators.entrySet().stream()
-                .filter(entry -> entry.getKey().startsWith(BatchingKeyedOperator.ROWS_ACCUMULATOR))
+                .filter(entry -> entry.getKey().startsWith(BatchingOperator.ROWS_ACCUMULATOR))
                 .mapToLong(entry -> ((Number) entry.getValue()).longValue())
                 .sum();
     }

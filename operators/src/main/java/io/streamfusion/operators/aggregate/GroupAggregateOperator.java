@@ -2,7 +2,7 @@ package io.streamfusion.operators.aggregate;
 
 import io.streamfusion.api.columnar.GroupAggregator;
 import io.streamfusion.operators.OperatorConfig;
-import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.BatchingOperator;
 import io.streamfusion.operators.batch.MiniBatchBundle;
 import io.streamfusion.operators.batch.RowBatch;
 
@@ -32,7 +32,7 @@ import javax.annotation.Nullable;
  * cache is write-back: changed accumulators reach the state when the cache evicts them, and all of
  * them before every checkpoint barrier ({@link #flushKernel}).
  */
-public final class GroupAggregateOperator extends BatchingKeyedOperator {
+public final class GroupAggregateOperator extends BatchingOperator {
 
     private static final long serialVersionUID = 1L;
 

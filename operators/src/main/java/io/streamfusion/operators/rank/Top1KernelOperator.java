@@ -4,7 +4,7 @@ import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
 import io.streamfusion.api.columnar.Top1Ranker;
 import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.operators.OperatorConfig;
-import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.BatchingOperator;
 import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
@@ -22,7 +22,7 @@ import org.apache.arrow.memory.BufferAllocator;
  *
  * <p>Rows are written when they change, so nothing is left to flush at a checkpoint.
  */
-public abstract class Top1KernelOperator extends BatchingKeyedOperator {
+public abstract class Top1KernelOperator extends BatchingOperator {
 
     private static final long serialVersionUID = 1L;
 

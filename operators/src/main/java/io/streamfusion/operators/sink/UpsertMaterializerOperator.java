@@ -5,7 +5,7 @@ import io.streamfusion.api.columnar.FlinkUpsertState;
 import io.streamfusion.api.columnar.UpsertMaterializer;
 import io.streamfusion.api.columnar.UpsertMaterializerSpec;
 import io.streamfusion.operators.OperatorConfig;
-import io.streamfusion.operators.batch.BatchingKeyedOperator;
+import io.streamfusion.operators.batch.BatchingOperator;
 import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
@@ -44,7 +44,7 @@ import java.util.List;
  * one call into the backend's native materializer (see {@link UpsertMaterializer}), which writes
  * what changed in one write batch, so nothing is left to flush at a checkpoint.
  */
-public final class UpsertMaterializerOperator extends BatchingKeyedOperator {
+public final class UpsertMaterializerOperator extends BatchingOperator {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(UpsertMaterializerOperator.class);

@@ -8,9 +8,21 @@ import org.apache.flink.streaming.runtime.tasks.StreamTask;
 import java.util.Optional;
 
 /** Whether a task can run columnar operators: its state backend decides, at run time. */
-final class ColumnarRuntime {
+public final class ColumnarRuntime {
 
     private ColumnarRuntime() {}
+
+    /**
+     * The task's state backend, for the kernels that need no keyed state; only for a task {@link
+     * #whyNot} accepted.
+     */
+    public static ColumnarStateBackend backendOf(StreamTask<?, ?> task) {
+        StateBackend backend = FlinkFields.read(task, StreamTask.class, "stateBackend");
+        if (!(backend instanceof ColumnarStateBackend)) {
+            throw new IllegalStateException(whyNot(task).orElse("no columnar state backend"));
+        }
+        return (ColumnarStateBackend) backend;
+    }
 
     /** Why {@code task} cannot run a columnar operator, or empty if it can. */
     static Optional<String> whyNot(StreamTask<?, ?> task) {

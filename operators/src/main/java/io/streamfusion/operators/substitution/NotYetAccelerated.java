@@ -22,7 +22,6 @@ final class NotYetAccelerated implements NodeSubstitution {
                     "GlobalGroupAggregate",
                     "IncrementalGroupAggregate",
                     "Deduplicate",
-                    "ConstraintEnforcer",
                     "Join",
                     "ChangelogNormalize",
                     "WindowAggregate",

@@ -5,6 +5,7 @@ import io.streamfusion.operators.OperatorOptions;
 import io.streamfusion.operators.aggregate.GroupAggregateSubstitution;
 import io.streamfusion.operators.deduplicate.DeduplicateSubstitution;
 import io.streamfusion.operators.rank.Top1Substitution;
+import io.streamfusion.operators.sink.ConstraintEnforcerSubstitution;
 import io.streamfusion.operators.sink.UpsertMaterializerSubstitution;
 
 import org.apache.flink.configuration.ReadableConfig;
@@ -43,6 +44,7 @@ public final class StreamGraphRewriter {
                     new DeduplicateSubstitution(),
                     new GroupAggregateSubstitution(),
                     new UpsertMaterializerSubstitution(),
+                    new ConstraintEnforcerSubstitution(),
                     new NotYetAccelerated());
 
     /**

@@ -6,6 +6,7 @@ import io.streamfusion.operators.OperatorConfig;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -29,21 +30,22 @@ import org.apache.arrow.vector.complex.StructVector;
 import javax.annotation.Nullable;
 
 /**
- * Base of the keyed columnar operators: gathers the rows that reach the operator into an Arrow
- * {@link RowBatch} and hands each full batch to {@link #processBatch}. A batch is processed when it
- * holds {@code batch-rows} rows (or half the batch memory), when its first row is {@code
- * batch-latency} old, before a watermark is forwarded, before a checkpoint barrier is sent (in
- * {@link #prepareSnapshotPreBarrier}, so every record of a batch belongs to the checkpoint its rows
- * came before, followed by {@link #flushKernel}), and at the end of input. An operator that
- * replaces one of Flink's mini-batch operators batches from a {@link MiniBatchBundle} instead, to
- * emit in the bundle's order.
+ * Base of the columnar operators: gathers the rows that reach the operator into an Arrow {@link
+ * RowBatch} and hands each full batch to {@link #processBatch}. A batch is processed when it holds
+ * {@code batch-rows} rows (or half the batch memory), when its first row is {@code batch-latency}
+ * old, before a watermark is forwarded, before a checkpoint barrier is sent (in {@link
+ * #prepareSnapshotPreBarrier}, so every record of a batch belongs to the checkpoint its rows came
+ * before, followed by {@link #flushKernel}), and at the end of input. An operator that replaces one
+ * of Flink's mini-batch operators batches from a {@link MiniBatchBundle} instead, to emit in the
+ * bundle's order.
  *
- * <p>The operator computes each row's key with the node's own key selector, so the framework's
+ * <p>A keyed operator computes each row's key with the node's own key selector, so the framework's
  * per-record {@code setCurrentKey} is skipped ({@link #hasKeyContext1()} is false): no state is
- * touched per row. Arrow memory comes from the operator's own bounded allocator and is released in
- * {@link #close()}, which Flink calls on success, failure and cancellation alike.
+ * touched per row. A node without a key selector (a stateless operator) batches its rows under one
+ * empty key. Arrow memory comes from the operator's own bounded allocator and is released in {@link
+ * #close()}, which Flink calls on success, failure and cancellation alike.
  */
-public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowData>
+public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
         implements OneInputStreamOperator<RowData, RowData> {
 
     private static final long serialVersionUID = 1L;
@@ -57,6 +59,9 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     protected final OperatorConfig operatorConfig;
     private static final StreamRecord<RowData> NO_TIMESTAMP = new StreamRecord<>(null);
 
+    /** The key of every row of a node without a key selector. */
+    private static final BinaryRowData NO_KEY = emptyKey();
+
     private final StreamRecord<RowData> outRecord = new StreamRecord<>(null);
 
     private transient BufferAllocator allocator;
@@ -66,6 +71,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     private transient RowDataSerializer inputSerializer;
     private transient RowDataSerializer keySerializer;
     @Nullable private transient MiniBatchBundle bundle;
+    private transient boolean keyed;
 
     /** Counts batches, so a latency timer knows whether its batch was already processed. */
     private transient long batchNumber;
@@ -74,7 +80,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     private transient Counter batchesProcessed;
     private transient LongCounter rowsAccumulator;
 
-    protected BatchingKeyedOperator(
+    protected BatchingOperator(
             StreamOperatorParameters<RowData> parameters, OperatorConfig operatorConfig) {
         super(parameters);
         this.operatorConfig = operatorConfig;
@@ -86,13 +92,17 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
         super.open();
         ClassLoader classLoader = getUserCodeClassloader();
         keySelector = (KeySelector<RowData, RowData>) getStateKeySelector1();
+        keyed = keySelector != null;
         inputSerializer =
                 (RowDataSerializer) (TypeSerializer<?>) config.getTypeSerializerIn(0, classLoader);
         keySerializer =
-                (RowDataSerializer) (TypeSerializer<?>) config.getStateKeySerializer(classLoader);
+                keyed
+                        ? (RowDataSerializer)
+                                (TypeSerializer<?>) config.getStateKeySerializer(classLoader)
+                        : null;
         allocator =
                 BatchAllocators.forOperator(
-                        getOperatorName()
+                        config.getOperatorName()
                                 + "-"
                                 + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                         operatorConfig.batchMemoryBytes());
@@ -107,8 +117,10 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
         rowsProcessed = getMetricGroup().counter("streamfusionRowsProcessed");
         batchesProcessed = getMetricGroup().counter("streamfusionBatchesProcessed");
         rowsAccumulator = new LongCounter();
+        // Named by the operator, not the task: a chain may hold two columnar operators, and the
+        // subtasks' counters merge into one per operator.
         getRuntimeContext()
-                .addAccumulator(ROWS_ACCUMULATOR + " " + getOperatorName(), rowsAccumulator);
+                .addAccumulator(ROWS_ACCUMULATOR + " " + config.getOperatorName(), rowsAccumulator);
         openKernel(allocator, batch);
     }
 
@@ -245,7 +257,7 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
         BinaryRowData binary = binary(row, inputSerializer);
-        BinaryRowData key = binary(keySelector.getKey(row), keySerializer);
+        BinaryRowData key = keyed ? binary(keySelector.getKey(row), keySerializer) : NO_KEY;
         if (bundle != null) {
             if (bundle.add(binary, key)) {
                 flush();
@@ -282,6 +294,15 @@ public abstract class BatchingKeyedOperator extends AbstractStreamOperator<RowDa
             return false;
         }
         return first;
+    }
+
+    private static BinaryRowData emptyKey() {
+        BinaryRowData key = new BinaryRowData(0);
+        key.pointTo(
+                MemorySegmentFactory.wrap(new byte[BinaryRowData.calculateFixPartSizeInBytes(0)]),
+                0,
+                BinaryRowData.calculateFixPartSizeInBytes(0));
+        return key;
     }
 
     /** Rows from the network are binary already; anything else is copied into its binary form. */
