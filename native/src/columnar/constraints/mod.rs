@@ -15,6 +15,7 @@ pub mod row_rewrite;
 #[cfg(test)]
 mod tests;
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BinaryBuilder, Int32Array, Int8Array, StructArray};
@@ -111,7 +112,9 @@ impl ConstraintSpec {
 pub struct SinkConstraints {
     spec: ConstraintSpec,
     rewriter: Rewriter,
-    replacements: Vec<(usize, Vec<u8>)>,
+    /// The replaced fields of the current row: position and range in `values`.
+    replacements: Vec<(usize, Range<usize>)>,
+    values: Vec<u8>,
 }
 
 /// How one row came out.
@@ -135,7 +138,7 @@ fn result_fields() -> Fields {
 impl SinkConstraints {
     pub fn new(spec: ConstraintSpec) -> Result<SinkConstraints> {
         spec.check()?;
-        Ok(SinkConstraints { spec, rewriter: Rewriter::default(), replacements: Vec::new() })
+        Ok(SinkConstraints { spec, rewriter: Rewriter::default(), replacements: Vec::new(), values: Vec::new() })
     }
 
     /// Enforces the constraints on every row of `batch` (`key` and `row` binary columns; the key
@@ -145,7 +148,7 @@ impl SinkConstraints {
     pub fn enforce(&mut self, batch: &StructArray) -> Result<StructArray> {
         let (_, rows) = key_and_row_columns(batch, "a constraint batch")?;
         let mut outcomes = Vec::with_capacity(rows.len());
-        let mut rewritten = BinaryBuilder::new();
+        let mut rewritten = BinaryBuilder::with_capacity(rows.len(), rows.value_data().len());
         let (mut violated_field, mut violated_length) = (0, 0);
         let mut bytes = Vec::new();
         for i in 0..rows.len() {
@@ -154,9 +157,13 @@ impl SinkConstraints {
             match outcome {
                 Outcome::Rewritten => {
                     bytes.clear();
-                    let replacements: Vec<(usize, &[u8])> =
-                        self.replacements.iter().map(|(p, v)| (*p, v.as_slice())).collect();
-                    self.rewriter.rewrite(&row, &self.spec.variable_fields, &replacements, &mut bytes)?;
+                    self.rewriter.rewrite(
+                        &row,
+                        &self.spec.variable_fields,
+                        &self.replacements,
+                        &self.values,
+                        &mut bytes,
+                    )?;
                     rewritten.append_value(&bytes);
                     outcomes.push(REWRITTEN);
                 }
@@ -200,6 +207,7 @@ impl SinkConstraints {
             }
         }
         self.replacements.clear();
+        self.values.clear();
         let mode = self.spec.length_mode;
         for (i, field) in self.spec.char_fields.iter().enumerate() {
             let value = row.get_bytes(field.position)?;
@@ -208,9 +216,10 @@ impl SinkConstraints {
                 if mode == LengthMode::Error {
                     return Ok(Outcome::Violation(CHAR_VIOLATION, i, chars));
                 }
-                let mut new = code_points::prefix(value, field.length).to_vec();
-                new.resize(new.len() + field.length.saturating_sub(chars), b' ');
-                self.replacements.push((field.position, new));
+                let start = self.values.len();
+                self.values.extend_from_slice(code_points::prefix(value, field.length));
+                self.values.resize(self.values.len() + field.length.saturating_sub(chars), b' ');
+                self.replacements.push((field.position, start..self.values.len()));
             }
         }
         for (i, field) in self.spec.binary_fields.iter().enumerate() {
@@ -219,9 +228,10 @@ impl SinkConstraints {
                 if mode == LengthMode::Error {
                     return Ok(Outcome::Violation(BINARY_VIOLATION, i, value.len()));
                 }
-                let mut new = value[..value.len().min(field.length)].to_vec();
-                new.resize(field.length, 0);
-                self.replacements.push((field.position, new));
+                let start = self.values.len();
+                self.values.extend_from_slice(&value[..value.len().min(field.length)]);
+                self.values.resize(start + field.length, 0);
+                self.replacements.push((field.position, start..self.values.len()));
             }
         }
         if self.replacements.is_empty() {

@@ -4,6 +4,8 @@
 //! Rows that the planner's generated code wrote come out byte for byte as the writer would have
 //! written the changed row, so rows compared by their bytes downstream still match.
 
+use std::ops::Range;
+
 use crate::columnar::binary_row::{header_bytes, BinaryRow, HEADER_BITS, INLINE_MARK};
 use crate::error::{NativeError, Result};
 
@@ -22,14 +24,16 @@ pub struct Rewriter {
 }
 
 impl Rewriter {
-    /// Appends to `out` the row `row` with the fields of `replacements` (position, new bytes; in
-    /// position order) replaced and no longer NULL. `variable_fields`, in position order, are
-    /// the fields whose slot may point into the variable-length part; every replaced field is one.
+    /// Appends to `out` the row `row` with the fields of `replacements` (position and the range
+    /// of `values` holding the new bytes; in position order) replaced and no longer NULL.
+    /// `variable_fields`, in position order, are the fields whose slot may point into the
+    /// variable-length part; every replaced field is one.
     pub fn rewrite(
         &mut self,
         row: &BinaryRow,
         variable_fields: &[usize],
-        replacements: &[(usize, &[u8])],
+        replacements: &[(usize, Range<usize>)],
+        values: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<()> {
         let bytes = row.bytes();
@@ -42,12 +46,18 @@ impl Rewriter {
                 self.segments.push(Segment { position, start: offset, end: bytes.len() });
             }
         }
-        self.segments.sort_by_key(|s| s.start);
+        // The writer lays values out in field order, so the sorts are for other writers' rows.
+        let in_field_order = self.segments.is_sorted_by_key(|s| s.start);
+        if !in_field_order {
+            self.segments.sort_by_key(|s| s.start);
+        }
         for i in 1..self.segments.len() {
             let next = self.segments[i].start;
             self.segments[i - 1].end = next;
         }
-        self.segments.sort_by_key(|s| s.position);
+        if !in_field_order {
+            self.segments.sort_by_key(|s| s.position);
+        }
 
         let start = out.len();
         out.extend_from_slice(&bytes[..fixed_end]);
@@ -55,7 +65,8 @@ impl Rewriter {
         for &position in variable_fields {
             let slot_at = start + header_bytes(row.arity()) + 8 * position;
             let slot = match replaced.next_if(|(p, _)| *p == position) {
-                Some((_, value)) => {
+                Some((_, range)) => {
+                    let value = &values[range.clone()];
                     segments.next_if(|s| s.position == position);
                     let bit = position + HEADER_BITS;
                     out[start + bit / 8] &= !(1 << (bit % 8));
@@ -100,10 +111,22 @@ mod tests {
 
     type Replacement<'a> = (usize, &'a [u8]);
 
-    fn rewritten(bytes: &[u8], arity: usize, variable: &[usize], replacements: &[(usize, &[u8])]) -> Vec<u8> {
+    /// `replacements` as ranges of one buffer of values.
+    fn ranges(replacements: &[Replacement]) -> (Vec<(usize, Range<usize>)>, Vec<u8>) {
+        let mut values = Vec::new();
+        let mut ranges = Vec::new();
+        for (position, value) in replacements {
+            ranges.push((*position, values.len()..values.len() + value.len()));
+            values.extend_from_slice(value);
+        }
+        (ranges, values)
+    }
+
+    fn rewritten(bytes: &[u8], arity: usize, variable: &[usize], replacements: &[Replacement]) -> Vec<u8> {
         let mut out = vec![0xee; 3];
         let row = BinaryRow::new(bytes, arity).unwrap();
-        Rewriter::default().rewrite(&row, variable, replacements, &mut out).unwrap();
+        let (ranges, values) = ranges(replacements);
+        Rewriter::default().rewrite(&row, variable, &ranges, &values, &mut out).unwrap();
         assert_eq!(&out[..3], &[0xee; 3], "appends after what the buffer held");
         out.split_off(3)
     }
@@ -161,10 +184,22 @@ mod tests {
     }
 
     #[test]
+    fn values_laid_out_out_of_field_order_come_out_in_field_order() {
+        let (first, second) = (b"first value, long", b"second value, longer");
+        let in_order = RowBuilder::new(2).bytes(0, first).bytes(1, second).build();
+        // The same values with the second one's bytes first in the variable-length part.
+        let swapped = RowBuilder::new(2).bytes(1, second).bytes(0, first).build();
+        assert_ne!(swapped, in_order);
+        assert_eq!(rewritten(&swapped, 2, &[0, 1], &[]), in_order);
+        let out = rewritten(&swapped, 2, &[0, 1], &[(1, b"x")]);
+        assert_eq!(out, RowBuilder::new(2).bytes(0, first).bytes(1, b"x").build());
+    }
+
+    #[test]
     fn a_field_that_cannot_hold_bytes_is_refused() {
         let input = RowBuilder::new(2).long(0, 1).bytes(1, b"x").build();
         let row = BinaryRow::new(&input, 2).unwrap();
-        let err = Rewriter::default().rewrite(&row, &[1], &[(0, b"y")], &mut Vec::new()).unwrap_err();
+        let err = Rewriter::default().rewrite(&row, &[1], &[(0, 0..1)], b"y", &mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("field 0"), "{err}");
     }
 }

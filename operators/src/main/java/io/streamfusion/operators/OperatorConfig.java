@@ -14,9 +14,14 @@ import java.time.Duration;
  * @param batchLatencyMillis the longest a row waits in an unfinished batch
  * @param cacheBytes the state cache each operator instance reserves
  * @param batchMemoryBytes the Arrow memory each operator instance may use
+ * @param sinkConstraints whether the sink constraint enforcer is replaced
  */
 public record OperatorConfig(
-        int batchRows, long batchLatencyMillis, long cacheBytes, long batchMemoryBytes)
+        int batchRows,
+        long batchLatencyMillis,
+        long cacheBytes,
+        long batchMemoryBytes,
+        boolean sinkConstraints)
         implements Serializable {
 
     /** Below this, a batch of a few wide rows would not fit. */
@@ -39,7 +44,12 @@ public record OperatorConfig(
                 OperatorOptions.BATCH_MEMORY,
                 config.get(OperatorOptions.BATCH_MEMORY),
                 "a memory size of at least 1mb");
-        return new OperatorConfig(rows, latency.toMillis(), cache, batches);
+        return new OperatorConfig(
+                rows,
+                latency.toMillis(),
+                cache,
+                batches,
+                config.get(OperatorOptions.SINK_CONSTRAINTS));
     }
 
     private static void require(boolean ok, ConfigOption<?> option, Object value, String accepted) {

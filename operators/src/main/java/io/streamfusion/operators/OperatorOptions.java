@@ -70,5 +70,15 @@ public final class OperatorOptions {
                                     + " take. Reserved from the slot's state memory budget too. A batch"
                                     + " is processed early rather than grow past half of it.");
 
+    public static final ConfigOption<Boolean> SINK_CONSTRAINTS =
+            ConfigOptions.key(PREFIX + "sink-constraints.enabled")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Replace Flink's sink constraint enforcer, where the sink has length"
+                                    + " constraints, with the columnar one. Off by default: in a job"
+                                    + " whose rows come from Flink's own operators it measures at"
+                                    + " parity with Flink's (0.93x to 1.04x), not faster.");
+
     private OperatorOptions() {}
 }

@@ -25,6 +25,10 @@ public final class SqlWorkloads {
 
     static final long UPSERT_ROWS = 1_000_000L;
 
+    /** Lets the layer replace Flink's sink constraint enforcer, which it does not by default. */
+    private static final String SINK_CONSTRAINTS =
+            "streamfusion.operators.sink-constraints.enabled";
+
     private static final String STRATEGY_OPTION =
             "table.exec.sink.upsert-materialize-strategy.type";
 
@@ -291,8 +295,9 @@ public final class SqlWorkloads {
 
     /**
      * A sink's constraint enforcement, the one operator between the source's projection and the
-     * sink: NOT NULL columns fed one NULL in ten (dropped), and a {@code CHAR(5)} column fed the
-     * 8-character payload its source declares as {@code CHAR(5)}, so every row is trimmed.
+     * sink: NOT NULL columns fed one NULL in ten (dropped), a {@code CHAR(5)} column fed the
+     * 8-character payload its source declares as {@code CHAR(5)}, so every row is trimmed, and
+     * both. With NOT NULL checks alone the layer keeps Flink's operator.
      */
     private static List<SqlWorkload> constraints() {
         List<SqlWorkload> cases = new ArrayList<>();
@@ -311,7 +316,33 @@ public final class SqlWorkloads {
                                     + " NULL) WITH ('connector' = 'blackhole')",
                             "INSERT INTO sink SELECT k, CASE WHEN MOD(v, 10) = 0 THEN CAST(NULL AS"
                                     + " BIGINT) ELSE v END, payload FROM src",
-                            Map.of("table.exec.sink.not-null-enforcer", "DROP")));
+                            Map.of(
+                                    SINK_CONSTRAINTS,
+                                    "true",
+                                    "table.exec.sink.not-null-enforcer",
+                                    "DROP")));
+            cases.add(
+                    new SqlWorkload(
+                            CONSTRAINTS,
+                            "not-null=DROP type-length=TRIM_PAD rows=" + rows,
+                            65_536,
+                            65_536,
+                            8,
+                            true,
+                            rows,
+                            false,
+                            "CREATE TABLE sink (k BIGINT NOT NULL, v BIGINT NOT NULL, c CHAR(5)) WITH"
+                                    + " ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, CASE WHEN MOD(v, 10) = 0 THEN CAST(NULL AS"
+                                    + " BIGINT) ELSE v END, payload FROM src",
+                            Map.of(
+                                    SINK_CONSTRAINTS,
+                                    "true",
+                                    "table.exec.sink.not-null-enforcer",
+                                    "DROP",
+                                    "table.exec.sink.type-length-enforcer",
+                                    "TRIM_PAD"),
+                            "CHAR(5)"));
             cases.add(
                     new SqlWorkload(
                             CONSTRAINTS,
@@ -325,7 +356,11 @@ public final class SqlWorkloads {
                             "CREATE TABLE sink (k BIGINT, v BIGINT, c CHAR(5)) WITH ('connector' ="
                                     + " 'blackhole')",
                             "INSERT INTO sink SELECT k, v, payload FROM src",
-                            Map.of("table.exec.sink.type-length-enforcer", "TRIM_PAD"),
+                            Map.of(
+                                    SINK_CONSTRAINTS,
+                                    "true",
+                                    "table.exec.sink.type-length-enforcer",
+                                    "TRIM_PAD"),
                             "CHAR(5)"));
         }
         return cases;

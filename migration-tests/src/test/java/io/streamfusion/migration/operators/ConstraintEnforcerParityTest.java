@@ -4,13 +4,20 @@ import io.streamfusion.migration.operators.ParityHarness.Failure;
 import io.streamfusion.migration.operators.ParityHarness.Outcome;
 import io.streamfusion.migration.operators.ParityHarness.Phase;
 import io.streamfusion.migration.operators.ParityHarness.Shape;
+import io.streamfusion.operators.OperatorOptions;
+import io.streamfusion.operators.StreamFusionOperators;
 import io.streamfusion.operators.sink.ConstraintEnforcerOperator;
+import io.streamfusion.operators.substitution.SubstitutionOutcome;
+import io.streamfusion.operators.substitution.SubstitutionReport;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,8 +26,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,6 +61,57 @@ class ConstraintEnforcerParityTest {
         ParityHarness harness = new ParityHarness(miniCluster, dir);
         Outcome reference = harness.run(shape, List.of(Phase.toEnd(1, false)));
         harness.assertSameStraightAndRestored(shape, reference);
+    }
+
+    @Test
+    void sinksWithoutLengthConstraintsOrWithNestedOnesKeepFlinksOperator() {
+        assertKept(
+                "k INT, s VARCHAR(3)",
+                Map.of("table.exec.sink.type-length-enforcer", "TRIM_PAD"),
+                ConstraintShapes.ENABLED + " is false");
+        assertKept(
+                "k INT NOT NULL, s STRING",
+                Map.of(ConstraintShapes.ENABLED, "true"),
+                "NOT NULL columns only");
+        assertKept(
+                "k INT, r ROW<x INT NOT NULL, y VARCHAR(3)>",
+                Map.of(
+                        ConstraintShapes.ENABLED,
+                        "true",
+                        "table.exec.sink.type-length-enforcer",
+                        "TRIM_PAD",
+                        "table.exec.sink.nested-constraint-enforcer",
+                        "ROWS"),
+                "NestedRowConstraint");
+    }
+
+    private static void assertKept(String sinkColumns, Map<String, String> options, String reason) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.getConfig().set(OperatorOptions.ENABLED, true);
+        options.forEach(
+                (key, value) -> tables.getConfig().getConfiguration().setString(key, value));
+        tables.executeSql(
+                "CREATE TEMPORARY TABLE src (k INT, s STRING) WITH ('connector' = 'datagen')");
+        tables.executeSql(
+                "CREATE TEMPORARY TABLE sink ("
+                        + sinkColumns
+                        + ") WITH ('connector' = '"
+                        + CollectingSinkFactory.IDENTIFIER
+                        + "', 'output' = 'explain')");
+        String select =
+                sinkColumns.contains("ROW<")
+                        ? "SELECT k, ROW(k, s) FROM src"
+                        : "SELECT k, s FROM src";
+        SubstitutionReport report =
+                StreamFusionOperators.explain(env, tables, "INSERT INTO sink " + select);
+        SubstitutionOutcome kept =
+                report.outcomes().stream()
+                        .filter(outcome -> outcome.nodeName().startsWith("ConstraintEnforcer["))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no enforcer in " + report));
+        assertNull(kept.replacement(), report.toString());
+        assertTrue(kept.reason().contains(reason), report.toString());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * The sink constraint shapes of the parity test: NOT NULL columns under DROP, and CHAR, VARCHAR,
- * BINARY and VARBINARY columns under TRIM_PAD, fed values shorter, as long as and longer than their
+ * The sink constraint shapes of the parity test: NOT NULL columns under DROP and ERROR, and CHAR,
+ * VARCHAR, BINARY and VARBINARY columns under TRIM_PAD and ERROR (the columnar enforcer replaces
+ * only sinks with length constraints), fed values shorter, as long as and longer than their
  * declared length (non-ASCII strings, counted in code points), with and without NULLs, as
  * insert-only rows and as an updating stream. The legacy cast behaviour keeps {@code CAST(s AS
  * CHAR(5))} from trimming and padding itself, as a connector's values would arrive, so the enforcer
@@ -59,10 +60,10 @@ final class ConstraintShapes {
         shapes.add(
                 shape(
                         "NOT NULL DROP",
-                        "SELECT k, s, n FROM scripted",
-                        "k INT NOT NULL, s STRING NOT NULL, n BIGINT NOT NULL",
+                        "SELECT k, CAST(s AS VARCHAR(12)) AS s, n FROM scripted",
+                        "k INT NOT NULL, s VARCHAR(12) NOT NULL, n BIGINT NOT NULL",
                         "INSERT INTO sink SELECT k, s, n FROM src",
-                        Map.of("table.exec.sink.not-null-enforcer", "DROP")));
+                        trimPad(Map.of("table.exec.sink.not-null-enforcer", "DROP"))));
         shapes.add(
                 shape(
                         "TRIM_PAD, wide values kept",
@@ -107,10 +108,11 @@ final class ConstraintShapes {
         shapes.add(
                 shape(
                         "NOT NULL ERROR",
-                        "SELECT k, s, n FROM scripted",
-                        "k INT NOT NULL, s STRING, n BIGINT NOT NULL",
+                        "SELECT k, CAST(s AS VARCHAR(12)) AS s, n FROM scripted"
+                                + " WHERE s IS NOT NULL",
+                        "k INT NOT NULL, s VARCHAR(12), n BIGINT NOT NULL",
                         "INSERT INTO sink SELECT k, s, n FROM src",
-                        Map.of()));
+                        trimPad(Map.of())));
         shapes.add(
                 shape(
                         "VARCHAR length ERROR",
@@ -158,8 +160,13 @@ final class ConstraintShapes {
                 "ENABLED");
     }
 
+    /** The option that lets the layer replace Flink's enforcer (off by default). */
+    static final String ENABLED = "streamfusion.operators.sink-constraints.enabled";
+
     private static ParityHarness.Shape shape(
-            String name, String view, String sink, String insert, Map<String, String> options) {
+            String name, String view, String sink, String insert, Map<String, String> more) {
+        Map<String, String> options = new HashMap<>(more);
+        options.put(ENABLED, "true");
         return new ParityHarness.Shape(
                 name,
                 new String[] {"k", "s", "b", "n"},

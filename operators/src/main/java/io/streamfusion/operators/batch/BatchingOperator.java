@@ -221,6 +221,15 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
         return null;
     }
 
+    /**
+     * Whether the batch keeps each row as it was received, for an operator that emits unchanged
+     * rows as Flink's does, rather than the row's binary copy (the default, which kernels that
+     * refer back to batch rows need).
+     */
+    protected boolean keepsReceivedRows() {
+        return false;
+    }
+
     /** Opens what processes the batches: called once from {@link #open()}. */
     protected abstract void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception;
 
@@ -256,39 +265,56 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
-        BinaryRowData binary = binary(row, inputSerializer);
         BinaryRowData key = keyed ? binary(keySelector.getKey(row), keySerializer) : NO_KEY;
+        if (keepsReceivedRows()) {
+            // The serializer's reused buffer is copied into the batch before its next use.
+            BinaryRowData bytes =
+                    row instanceof BinaryRowData
+                            ? (BinaryRowData) row
+                            : inputSerializer.toBinaryRow(row);
+            if (append(bytes, row, key, element)) {
+                registerLatencyTimer();
+            }
+            return;
+        }
+        BinaryRowData binary = binary(row, inputSerializer);
         if (bundle != null) {
             if (bundle.add(binary, key)) {
                 flush();
             }
             return;
         }
-        if (append(binary, key, element)) {
-            long due = batchNumber;
-            long now = getProcessingTimeService().getCurrentProcessingTime();
-            getProcessingTimeService()
-                    .registerTimer(
-                            now + operatorConfig.batchLatencyMillis(),
-                            time -> {
-                                if (batchNumber == due) {
-                                    processCurrentBatch();
-                                }
-                            });
+        if (append(binary, binary, key, element)) {
+            registerLatencyTimer();
         }
+    }
+
+    /** Processes the batch just started once it is {@code batch-latency} old, if still open. */
+    private void registerLatencyTimer() {
+        long due = batchNumber;
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService()
+                .registerTimer(
+                        now + operatorConfig.batchLatencyMillis(),
+                        time -> {
+                            if (batchNumber == due) {
+                                processCurrentBatch();
+                            }
+                        });
     }
 
     /**
      * Adds a row to the current batch, processing the batch first if the row does not fit and after
      * if it is full; true if the row started a batch that is still open.
      */
-    private boolean append(BinaryRowData row, BinaryRowData key, StreamRecord<?> record)
+    private boolean append(
+            BinaryRowData row, RowData received, BinaryRowData key, StreamRecord<?> record)
             throws Exception {
         if (!batch.fits(row.getSizeInBytes() + key.getSizeInBytes())) {
             processCurrentBatch();
         }
         boolean first = batch.isEmpty();
-        batch.add(row, key, record);
+        batch.add(row, received, key, record);
         if (batch.size() >= operatorConfig.batchRows()) {
             processCurrentBatch();
             return false;
@@ -318,7 +344,7 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
      */
     protected final void flush() throws Exception {
         if (bundle != null && !bundle.isEmpty()) {
-            bundle.finish((row, key) -> append(row, key, NO_TIMESTAMP));
+            bundle.finish((row, key) -> append(row, row, key, NO_TIMESTAMP));
         }
         processCurrentBatch();
     }

@@ -81,12 +81,15 @@ public final class RowBatch implements AutoCloseable {
         return size < rowObjects.length && (size == 0 || dataBytes + bytes <= maxDataBytes);
     }
 
-    /** Adds a row, its key, and its record's timestamp. */
-    public void add(BinaryRowData row, BinaryRowData key, StreamRecord<?> record) {
+    /**
+     * Adds a row's bytes, the row as the operator keeps it (the same row, or the one received), its
+     * key, and its record's timestamp.
+     */
+    public void add(BinaryRowData row, RowData kept, BinaryRowData key, StreamRecord<?> record) {
         setBytes(keys, size, key);
         setBytes(rows, size, row);
         struct.setIndexDefined(size);
-        rowObjects[size] = row;
+        rowObjects[size] = kept;
         keyObjects[size] = key;
         hasTimestamp[size] = record.hasTimestamp();
         timestamps[size] = record.getTimestamp();
@@ -106,7 +109,7 @@ public final class RowBatch implements AutoCloseable {
         }
     }
 
-    /** The row at {@code index}, as it arrived. */
+    /** The row at {@code index}, as the operator kept it. */
     public RowData row(int index) {
         return rowObjects[index];
     }

@@ -6,6 +6,7 @@ import io.streamfusion.operators.batch.BatchingOperator;
 import io.streamfusion.operators.batch.RowBatch;
 import io.streamfusion.operators.substitution.ColumnarRuntime;
 
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -37,6 +38,7 @@ public final class ConstraintEnforcerOperator extends BatchingOperator {
     private final SinkConstraintsOperatorSpec spec;
     private final int arity;
     private transient SinkConstraints constraints;
+    private transient BinaryRowData rewrittenRow;
 
     ConstraintEnforcerOperator(
             StreamOperatorParameters<RowData> parameters,
@@ -49,11 +51,18 @@ public final class ConstraintEnforcerOperator extends BatchingOperator {
 
     @Override
     protected void openKernel(BufferAllocator allocator, RowBatch batch) throws Exception {
+        rewrittenRow = new BinaryRowData(arity);
         constraints =
                 withBatchSchema(
                         schema ->
                                 ColumnarRuntime.backendOf(getContainingTask())
                                         .openSinkConstraints(spec.constraints(), schema));
+    }
+
+    /** Unchanged rows leave as they arrived, as from Flink's operator. */
+    @Override
+    protected boolean keepsReceivedRows() {
+        return true;
     }
 
     @Override
@@ -84,6 +93,14 @@ public final class ConstraintEnforcerOperator extends BatchingOperator {
         try (StructVector result = runKernelRaw(batch, constraints::enforce)) {
             TinyIntVector outcomes = (TinyIntVector) result.getChildByOrdinal(0);
             VarBinaryVector rewritten = (VarBinaryVector) result.getChildByOrdinal(1);
+            // Rewritten rows are emitted from the result's own memory, one reused row object, as
+            // Flink's operators reuse theirs: every output copies or serializes a record before
+            // collect returns.
+            MemorySegment rewrittenBytes =
+                    MemorySegmentFactory.wrapOffHeapMemory(
+                            rewritten
+                                    .getDataBuffer()
+                                    .nioBuffer(0, (int) rewritten.getDataBuffer().capacity()));
             int covered = result.getValueCount();
             for (int i = 0; i < covered; i++) {
                 byte outcome = outcomes.get(i);
@@ -92,7 +109,10 @@ public final class ConstraintEnforcerOperator extends BatchingOperator {
                         emitWithoutTimestamp(batch.row(i));
                         break;
                     case SinkConstraints.REWRITTEN:
-                        emitWithoutTimestamp(binaryRow(rewritten.get(i)));
+                        int start = rewritten.getStartOffset(i);
+                        rewrittenRow.pointTo(
+                                rewrittenBytes, start, rewritten.getEndOffset(i) - start);
+                        emitWithoutTimestamp(rewrittenRow);
                         break;
                     case SinkConstraints.DROPPED:
                         break;
@@ -108,12 +128,6 @@ public final class ConstraintEnforcerOperator extends BatchingOperator {
                         "The native enforcer covered " + covered + " of " + batch.size() + " rows");
             }
         }
-    }
-
-    private BinaryRowData binaryRow(byte[] bytes) {
-        BinaryRowData row = new BinaryRowData(arity);
-        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-        return row;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.streamfusion.operators.sink;
 
 import io.streamfusion.operators.OperatorConfig;
+import io.streamfusion.operators.OperatorOptions;
 import io.streamfusion.operators.substitution.FlinkFields;
 import io.streamfusion.operators.substitution.FlinkOperators;
 import io.streamfusion.operators.substitution.NodeSubstitution;
@@ -15,8 +16,9 @@ import org.apache.flink.table.types.logical.LogicalType;
 import javax.annotation.Nullable;
 
 /**
- * Replaces Flink's {@code ConstraintEnforcer} with {@link ConstraintEnforcerOperator}; keeps it,
- * naming why, for nested constraints and for a row type it cannot read.
+ * Replaces Flink's {@code ConstraintEnforcer} with {@link ConstraintEnforcerOperator} where the
+ * sink has length constraints; keeps it, naming why, for NOT NULL checks alone, for nested
+ * constraints and for a row type it cannot read.
  */
 public final class ConstraintEnforcerSubstitution implements NodeSubstitution {
 
@@ -29,6 +31,12 @@ public final class ConstraintEnforcerSubstitution implements NodeSubstitution {
 
     @Override
     public Decision decide(StreamNode node, OperatorConfig config) {
+        if (!config.sinkConstraints()) {
+            return Decision.keep(
+                    OperatorOptions.SINK_CONSTRAINTS.key()
+                            + " is false: the columnar enforcer measures at parity with Flink's,"
+                            + " not faster (docs/operators.md)");
+        }
         TypeSerializer<?>[] inputs = node.getTypeSerializersIn();
         if (inputs.length != 1 || !(inputs[0] instanceof RowDataSerializer)) {
             return Decision.keep("its input serializer is not a RowDataSerializer");
@@ -37,10 +45,10 @@ public final class ConstraintEnforcerSubstitution implements NodeSubstitution {
         FlinkSinkConstraints.Reading reading =
                 FlinkSinkConstraints.read(
                         (ConstraintEnforcer) FlinkOperators.operatorOf(node), types);
-        if (reading instanceof FlinkSinkConstraints.Unreadable unreadable) {
-            return Decision.keep(unreadable.reason());
+        if (reading instanceof FlinkSinkConstraints.Kept kept) {
+            return Decision.keep(kept.reason());
         }
-        SinkConstraintsOperatorSpec spec = ((FlinkSinkConstraints.Readable) reading).spec();
+        SinkConstraintsOperatorSpec spec = ((FlinkSinkConstraints.Replaceable) reading).spec();
         return Decision.replaceNode(
                 node,
                 new ConstraintEnforcerOperatorConstructor(spec, config),

@@ -25,7 +25,8 @@ import java.util.List;
  * Reads the constraints of Flink's {@code ConstraintEnforcer} into a {@link SinkConstraintsSpec}:
  * its executor's constraint objects (package-private classes, read by name and field, pinned to
  * Flink 2.2.1), in the order Flink checks them. A constraint the native enforcer does not have
- * (nested rows, arrays and maps) is a reason to keep Flink's operator.
+ * (nested rows, arrays and maps) is a reason to keep Flink's operator, and so is a sink with NOT
+ * NULL constraints only, which Flink checks for less than a batch costs.
  */
 final class FlinkSinkConstraints {
 
@@ -35,12 +36,12 @@ final class FlinkSinkConstraints {
 
     private FlinkSinkConstraints() {}
 
-    /** The constraints and column names, or why they cannot run natively. */
-    sealed interface Reading permits Readable, Unreadable {}
+    /** The constraints and column names, or why Flink's operator stays. */
+    sealed interface Reading permits Replaceable, Kept {}
 
-    record Readable(SinkConstraintsOperatorSpec spec) implements Reading {}
+    record Replaceable(SinkConstraintsOperatorSpec spec) implements Reading {}
 
-    record Unreadable(String reason) implements Reading {}
+    record Kept(String reason) implements Reading {}
 
     static Reading read(ConstraintEnforcer enforcer, LogicalType[] rowTypes) {
         ConstraintEnforcerExecutor executor =
@@ -58,14 +59,14 @@ final class FlinkSinkConstraints {
             String kind = constraint.getClass().getSimpleName();
             int kindStage = List.of(NOT_NULL, CHAR_LENGTH, BINARY_LENGTH).indexOf(kind) + 1;
             if (kindStage == 0) {
-                return new Unreadable(
+                return new Kept(
                         "it enforces a "
                                 + kind
                                 + " (table.exec.sink.nested-constraint-enforcer), which the"
                                 + " native enforcer does not have");
             }
             if (kindStage <= stage) {
-                return new Unreadable("its constraints are not in Flink's usual order");
+                return new Kept("its constraints are not in Flink's usual order");
             }
             stage = kindStage;
             Class<?> type = constraint.getClass();
@@ -96,7 +97,7 @@ final class FlinkSinkConstraints {
             List<LengthField> fields = kind.equals(CHAR_LENGTH) ? charFields : binaryFields;
             for (int i = 0; i < positions.length; i++) {
                 if (lengths[i] < 0) {
-                    return new Unreadable(
+                    return new Kept(
                             "field "
                                     + positions[i]
                                     + " is a CHAR or BINARY of the largest length, which"
@@ -107,6 +108,13 @@ final class FlinkSinkConstraints {
             (kind.equals(CHAR_LENGTH) ? charNames : binaryNames)
                     .addAll(List.of(FlinkFields.<String[]>read(constraint, type, "fieldNames")));
         }
+        if (charFields.isEmpty() && binaryFields.isEmpty()) {
+            return new Kept(
+                    "it checks NOT NULL columns only, a null bit per row that Flink's operator"
+                            + " tests for less than gathering the row into a batch costs"
+                            + " (docs/operators.md); the columnar enforcer replaces it when"
+                            + " table.exec.sink.type-length-enforcer is TRIM_PAD or ERROR");
+        }
         SinkConstraintsSpec spec =
                 new SinkConstraintsSpec(
                         rowTypes.length,
@@ -116,7 +124,7 @@ final class FlinkSinkConstraints {
                         binaryFields,
                         lengthMode,
                         variableFields(rowTypes));
-        return new Readable(
+        return new Replaceable(
                 new SinkConstraintsOperatorSpec(
                         spec, notNullNames, charNames, binaryNames, executor));
     }

@@ -40,8 +40,8 @@ class RowBatchTest {
         try (BufferAllocator allocator = BatchAllocators.forOperator("test", 1 << 20);
                 RowBatch batch = new RowBatch(allocator, 8, 1 << 19)) {
             for (int round = 0; round < 2; round++) {
-                batch.add(row(10), row(1), new StreamRecord<>(row(10), 77));
-                batch.add(row(20), row(2), new StreamRecord<RowData>(row(20)));
+                batch.add(row(10), row(10), row(1), new StreamRecord<>(row(10), 77));
+                batch.add(row(20), row(20), row(2), new StreamRecord<RowData>(row(20)));
                 assertEquals(2, batch.size());
                 assertTrue(
                         batch.hasTimestamp(0)
@@ -72,10 +72,10 @@ class RowBatchTest {
         try (BufferAllocator allocator = BatchAllocators.forOperator("test", 1 << 20);
                 RowBatch batch = new RowBatch(allocator, 2, 40)) {
             assertTrue(batch.fits(1_000), "an empty batch takes any row");
-            batch.add(row(1), row(1), new StreamRecord<RowData>(row(1)));
+            batch.add(row(1), row(1), row(1), new StreamRecord<RowData>(row(1)));
             assertFalse(batch.fits(17), "32 bytes held, 40 at most");
             assertTrue(batch.fits(8));
-            batch.add(row(2), row(2), new StreamRecord<RowData>(row(2)));
+            batch.add(row(2), row(2), row(2), new StreamRecord<RowData>(row(2)));
             assertFalse(batch.fits(0), "two rows at most");
         }
     }
