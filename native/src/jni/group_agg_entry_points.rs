@@ -61,7 +61,8 @@ fn calls(env: &mut JNIEnv, encoded: &JIntArray) -> CallResult<Vec<AggregateCall>
 
 /// Opens an aggregator over the accumulators in `column_family`, reserving its memory as a
 /// ranker does. `count_star_field` below 0 means the input never retracts; `merged_from` below 0
-/// means the input rows are accumulated, not merged; `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct buffer of three native-order longs.
+/// means the input rows are accumulated, not merged; `per_key_runs` aggregates each key's run of
+/// rows as one; `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct buffer of three native-order longs.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openGroupAggregator(
@@ -73,6 +74,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     value_arity: jint,
     count_star_field: jint,
     merged_from: jint,
+    per_key_runs: jboolean,
     generate_update_before: jboolean,
     cache_bytes: jlong,
     batch_memory_bytes: jlong,
@@ -96,6 +98,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             value_arity: arity(value_arity, "value arity")?,
             count_star_field: position(count_star_field),
             merged_from: position(merged_from),
+            per_key_runs: per_key_runs == JNI_TRUE,
             ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
             generate_update_before: generate_update_before == JNI_TRUE,
             layout: key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?,

@@ -16,6 +16,14 @@
 //!   the new one, or nothing if the value did not change and the state has no TTL;
 //! - a row after which the row count is zero: DELETE of the old value (nothing for a first row),
 //!   and the key's accumulators go.
+//!
+//! With [`per_key_runs`](GroupAggConfig::per_key_runs), as `MiniBatchGroupAggFunction.finishBundle`
+//! does, the rules apply to each key's run of rows as a whole: the leading retractions of a key
+//! without accumulators are skipped, the rest accumulated or retracted, and the result emitted at
+//! the run's last row, comparing the values before and after the run. A run of retractions only,
+//! for a key without accumulators, emits nothing, and the next key's run is aggregated: Flink
+//! 2.2.1 returns from the whole bundle there instead (FLINK-35661), dropping the bundle's remaining
+//! keys, which this does not reproduce.
 
 pub mod functions;
 mod value_rows;
@@ -59,6 +67,10 @@ pub struct GroupAggConfig {
     /// accumulators (the key, then the accumulators, as Flink's two-phase aggregation sends them),
     /// which are merged; none for input rows that are accumulated or retracted.
     pub merged_from: Option<usize>,
+    /// Whether the batch's rows come as one run per key (the rows of a key in one bundle of
+    /// Flink's `MiniBatchGroupAggFunction`, in order), aggregated together and emitted once at the
+    /// run's end; otherwise every row is emitted for, as by `GroupAggFunction`.
+    pub per_key_runs: bool,
     pub ttl_millis: Option<i64>,
     pub generate_update_before: bool,
     pub layout: KeyGroupLayout,
@@ -202,27 +214,44 @@ impl GroupAggregator {
         let mut after = vec![None; self.config.value_arity];
         let mut row_bytes = Vec::new();
         let mut merged = vec![None; self.accumulators.types.len()];
-        for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
+        let runs = self.config.per_key_runs;
+        let key_of_row = &batch_keys.key_of_row;
+        let mut run_ended = vec![false; if runs { batch_keys.keys.len() } else { 0 }];
+        let (mut first, mut started) = (false, false);
+        for (i, &key) in key_of_row.iter().enumerate() {
             let key = key as usize;
             let row = BinaryRow::new(rows.value(i), self.config.input_arity)?;
             // RowKind bytes: INSERT 0 and UPDATE_AFTER 2 accumulate, UPDATE_BEFORE 1 and DELETE 3
             // retract. Merged accumulators are never retractions.
             let retract = self.config.merged_from.is_none() && matches!(row.row_kind(), 1 | 3);
-            let first = !accs.present[key];
-            if first && retract {
-                decision.push(NOTHING);
-                previous.append_null();
-                current.append_null();
-                continue;
+            let starts_run = !runs || i == 0 || key_of_row[i - 1] as usize != key;
+            let ends_run = !runs || i + 1 == n || key_of_row[i + 1] as usize != key;
+            if starts_run {
+                if runs && run_ended[key] {
+                    return Err(NativeError::Internal(format!("the rows of key {key} are not one run")));
+                }
+                first = !accs.present[key];
+                started = !first;
+                if started {
+                    self.values(accs.of(key), &mut before)?;
+                }
             }
-            let acc = accs.of(key);
-            if first {
+            run_ended.get_mut(key).into_iter().for_each(|ended| *ended |= ends_run);
+            if !started {
+                if retract {
+                    decision.push(NOTHING);
+                    previous.append_null();
+                    current.append_null();
+                    continue;
+                }
+                let acc = accs.of(key);
                 for (call, aggregate) in self.config.calls.iter().enumerate() {
                     aggregate.initialize(self.accumulators.fields(call, acc).0);
                 }
-            } else {
-                self.values(acc, &mut before)?;
+                started = true;
             }
+            accs.touched[key] = true;
+            let acc = accs.of(key);
             if let Some(start) = self.config.merged_from {
                 for (field, value) in merged.iter_mut().enumerate() {
                     *value = self.accumulators.types[field].read(&row, start + field)?;
@@ -235,9 +264,16 @@ impl GroupAggregator {
                     None => aggregate.update(fields, types, &row, retract)?,
                 }
             }
+            if !ends_run {
+                decision.push(NOTHING);
+                previous.append_null();
+                current.append_null();
+                continue;
+            }
             self.values(acc, &mut after)?;
+            // A count that reaches zero inside a run does not end the accumulators there: they
+            // carry on to the run's end, as in Flink's bundle.
             let no_rows = self.config.count_star_field.is_some_and(|f| matches!(acc[f], None | Some(Number::Int(0))));
-            accs.touched[key] = true;
             let outcome = if no_rows {
                 accs.present[key] = false;
                 if first {

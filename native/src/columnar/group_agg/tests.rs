@@ -32,6 +32,7 @@ fn aggregator_config(retracting: bool, ttl_millis: Option<i64>) -> GroupAggConfi
         value_arity: 3,
         count_star_field: retracting.then_some(0),
         merged_from: None,
+        per_key_runs: false,
         ttl_millis,
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -141,6 +142,7 @@ fn aggregator_without_count(dir: &TempDir, ttl_millis: Option<i64>) -> GroupAggr
         value_arity: 1,
         count_star_field: None,
         merged_from: None,
+        per_key_runs: false,
         ttl_millis,
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -249,6 +251,7 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
         value_arity: 1,
         count_star_field: Some(2),
         merged_from: Some(1),
+        per_key_runs: false,
         ttl_millis: None,
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
@@ -310,4 +313,71 @@ fn a_key_evicted_before_its_delete_in_the_same_batch_stays_deleted() {
         GroupAggregator::new(aggregator.column_family.clone(), aggregator_config(true, None), 0, None).unwrap();
     let again = uncached.aggregate(&batch(&[insert(1, 2)]), 0).unwrap();
     assert_eq!(decisions(&again), vec![INSERT], "key 1 was deleted, not restored from its evicted row");
+}
+
+/// The retracting aggregator of [`aggregator`], aggregating each key's run of rows as one.
+fn run_aggregator(dir: &TempDir) -> GroupAggregator {
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let column_family = StateColumnFamily::open(&store, "accState").unwrap();
+    let config = GroupAggConfig { per_key_runs: true, ..aggregator_config(true, None) };
+    GroupAggregator::new(column_family, config, 1 << 20, None).unwrap()
+}
+
+fn retract(k: i64, v: i64) -> (u8, i64, i64) {
+    (UPDATE_BEFORE, k, v)
+}
+
+#[test]
+fn a_run_of_rows_emits_once_at_its_end_comparing_its_start_and_end() {
+    let dir = TempDir::new();
+    let mut aggregator = run_aggregator(&dir);
+    let first = aggregator.aggregate(&batch(&[insert(1, 5), insert(1, 3), insert(2, 1)]), 0).unwrap();
+    assert_eq!(
+        results(&first),
+        vec![(NOTHING, None, None), (INSERT, None, values(2, Some(8), 8)), (INSERT, None, values(1, Some(1), 1))]
+    );
+    // A run that changes nothing overall emits nothing; one that does updates once.
+    let second = aggregator.aggregate(&batch(&[insert(1, 4), retract(1, 4), insert(2, 2), retract(2, 1)]), 0).unwrap();
+    assert_eq!(
+        results(&second),
+        vec![
+            (NOTHING, None, None),
+            (NOTHING, None, None),
+            (NOTHING, None, None),
+            (UPDATE, values(1, Some(1), 1), values(1, Some(2), 2)),
+        ]
+    );
+    // A count that reaches zero inside a run carries on; at the end, zero deletes.
+    let third = aggregator.aggregate(&batch(&[retract(1, 5), retract(1, 3), insert(1, 7), retract(1, 7)]), 0).unwrap();
+    assert_eq!(decisions(&third), vec![NOTHING, NOTHING, NOTHING, DELETE]);
+    assert_eq!(results(&third)[3].1, values(2, Some(8), 8));
+}
+
+#[test]
+fn leading_retractions_of_a_new_key_are_skipped_and_the_next_keys_still_aggregate() {
+    let dir = TempDir::new();
+    let mut aggregator = run_aggregator(&dir);
+    // Key 1 has no accumulators: its leading retraction is skipped, the rest aggregated. Key 2
+    // has only retractions: nothing, and key 3 after it is aggregated (Flink 2.2.1 would drop it).
+    let result = aggregator
+        .aggregate(&batch(&[retract(1, 9), insert(1, 2), retract(2, 1), retract(2, 4), insert(3, 6)]), 0)
+        .unwrap();
+    assert_eq!(
+        results(&result),
+        vec![
+            (NOTHING, None, None),
+            (INSERT, None, values(1, Some(2), 2)),
+            (NOTHING, None, None),
+            (NOTHING, None, None),
+            (INSERT, None, values(1, Some(6), 6)),
+        ]
+    );
+}
+
+#[test]
+fn a_key_in_two_runs_of_one_batch_is_refused() {
+    let dir = TempDir::new();
+    let mut aggregator = run_aggregator(&dir);
+    let err = aggregator.aggregate(&batch(&[insert(1, 1), insert(2, 1), insert(1, 2)]), 0).unwrap_err();
+    assert!(err.to_string().contains("not one run"), "{err}");
 }

@@ -14,6 +14,9 @@ import java.util.List;
  *     index), or -1 when the input never retracts
  * @param mergedFrom where the accumulator fields start in input rows that are accumulators to merge
  *     (a two-phase aggregation's global half); -1 for input rows to accumulate or retract
+ * @param perKeyRuns whether each batch holds the rows of a key as one run (a bundle of Flink's
+ *     one-phase mini-batch aggregation), aggregated together and emitted for once at the run's last
+ *     row; a key's rows are never split between batches
  * @param generateUpdateBefore whether a changed value is retracted with UPDATE_BEFORE
  * @param cacheBytes bytes of the slot's memory budget the aggregator may keep hot accumulators in;
  *     0 for no cache
@@ -26,6 +29,7 @@ public record GroupAggregatorSpec(
         int valueArity,
         int countStarField,
         int mergedFrom,
+        boolean perKeyRuns,
         boolean generateUpdateBefore,
         long cacheBytes,
         long batchMemoryBytes) {

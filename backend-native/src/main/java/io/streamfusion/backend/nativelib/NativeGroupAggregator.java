@@ -48,6 +48,7 @@ public final class NativeGroupAggregator extends NativeCachingKernel {
                         spec.valueArity(),
                         spec.countStarField(),
                         spec.mergedFrom(),
+                        spec.perKeyRuns(),
                         spec.generateUpdateBefore(),
                         spec.cacheBytes(),
                         spec.batchMemoryBytes(),

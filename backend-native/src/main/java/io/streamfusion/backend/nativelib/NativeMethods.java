@@ -121,6 +121,7 @@ final class NativeMethods {
             int valueArity,
             int countStarField,
             int mergedFrom,
+            boolean perKeyRuns,
             boolean generateUpdateBefore,
             long cacheBytes,
             long batchMemoryBytes,

@@ -99,6 +99,23 @@ public final class SqlWorkloads {
                                     "table.exec.mini-batch.enabled", "true",
                                     "table.exec.mini-batch.allow-latency", "1 s",
                                     "table.exec.mini-batch.size", "5000")));
+            cases.add(
+                    new SqlWorkload(
+                            AGGREGATE,
+                            "count and sum per key keys=" + keys + " mini-batch=5000 one-phase",
+                            keys,
+                            keys,
+                            8,
+                            true,
+                            0,
+                            false,
+                            "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
+                            Map.of(
+                                    "table.exec.mini-batch.enabled", "true",
+                                    "table.exec.mini-batch.allow-latency", "1 s",
+                                    "table.exec.mini-batch.size", "5000",
+                                    "table.optimizer.agg-phase-strategy", "ONE_PHASE")));
         }
         // Two aggregations joined, behind a keyed exchange that spreads each source batch over
         // the parallel instances: StreamFusion gathers its batches after the exchange; with
@@ -228,6 +245,23 @@ public final class SqlWorkloads {
                                     "table.exec.mini-batch.enabled", "true",
                                     "table.exec.mini-batch.allow-latency", "1 s",
                                     "table.exec.mini-batch.size", "5000")));
+            cases.add(
+                    new SqlWorkload(
+                            AGGREGATE,
+                            "count and sum per key keys=" + keys + " mini-batch=5000 one-phase",
+                            keys,
+                            keys,
+                            8,
+                            true,
+                            0,
+                            false,
+                            "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
+                            Map.of(
+                                    "table.exec.mini-batch.enabled", "true",
+                                    "table.exec.mini-batch.allow-latency", "1 s",
+                                    "table.exec.mini-batch.size", "5000",
+                                    "table.optimizer.agg-phase-strategy", "ONE_PHASE")));
         }
         return cases;
     }

@@ -201,6 +201,31 @@ final class AggregateShapes {
         return shapes;
     }
 
+    /**
+     * The {@link #miniBatch} shapes with the planner's aggregation in one phase ({@code
+     * MiniBatchGroupAggFunction}: every row of a key in a bundle aggregated as one run).
+     */
+    static List<ParityHarness.Shape> onePhase() {
+        List<ParityHarness.Shape> shapes = new ArrayList<>();
+        for (ParityHarness.Shape shape : miniBatch()) {
+            Map<String, String> options = new java.util.HashMap<>(shape.options());
+            options.put("table.optimizer.agg-phase-strategy", "ONE_PHASE");
+            shapes.add(
+                    new ParityHarness.Shape(
+                            "one phase, " + shape.name(),
+                            shape.columns(),
+                            shape.types(),
+                            shape.rows(),
+                            shape.inputView(),
+                            shape.sinkColumns(),
+                            shape.upsertSink(),
+                            shape.insert(),
+                            options,
+                            shape.keyColumns()));
+        }
+        return shapes;
+    }
+
     /** {@code SELECT k, <aggregates> FROM src GROUP BY k}. */
     private static ParityHarness.Shape byK(
             String name,

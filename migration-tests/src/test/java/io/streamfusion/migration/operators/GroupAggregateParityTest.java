@@ -73,11 +73,23 @@ class GroupAggregateParityTest {
         new ParityHarness(miniCluster, dir).assertSameInEveryPhasingInterleaved(shape);
     }
 
+    static List<Shape> onePhaseShapes() {
+        return AggregateShapes.onePhase();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("onePhaseShapes")
+    void withOnePhaseMiniBatchTheLayerReproducesFlinksBundles(
+            Shape shape, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        new ParityHarness(miniCluster, dir).assertSameInEveryPhasingInterleaved(shape);
+    }
+
     @Test
     void everyShapeReplacesEveryAggregation() {
         List<Shape> shapes = new java.util.ArrayList<>(AggregateShapes.all());
         shapes.addAll(AggregateShapes.twoLevels());
         shapes.addAll(AggregateShapes.miniBatch());
+        shapes.addAll(AggregateShapes.onePhase());
         for (Shape shape : shapes) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
@@ -138,15 +150,6 @@ class GroupAggregateParityTest {
                 Map.of(),
                 "LISTAGG",
                 "no native kernel");
-        assertKept(
-                "INSERT INTO sink SELECT k, SUM(v) FROM src GROUP BY k",
-                Map.of(
-                        "table.exec.mini-batch.enabled", "true",
-                        "table.exec.mini-batch.allow-latency", "1 s",
-                        "table.exec.mini-batch.size", "100",
-                        "table.optimizer.agg-phase-strategy", "ONE_PHASE"),
-                "MiniBatchGroupAggFunction",
-                "no columnar operator");
     }
 
     private static void assertKept(

@@ -56,13 +56,23 @@ public final class GroupAggregateOperator extends BatchingOperator {
         return spec.miniBatch() == null ? null : spec.miniBatch().bundle();
     }
 
+    @Nullable
     @Override
     protected MiniBatchBundle.Merger bundleMerger() throws Exception {
+        if (spec.miniBatch().runs()) {
+            return null;
+        }
         AggsHandleFunction localMerge =
                 spec.miniBatch().localMerge().newInstance(getUserCodeClassloader());
         localMerge.open(NoDataViewStore.INSTANCE);
         merger = new AccumulatorMerger(localMerge, new RowDataSerializer(spec.accTypes()));
         return merger;
+    }
+
+    /** A one-phase bundle's key is aggregated as one run, which one batch must hold. */
+    @Override
+    protected boolean keepsKeyRunsTogether() {
+        return spec.miniBatch() != null && spec.miniBatch().runs();
     }
 
     @Override

@@ -25,8 +25,9 @@ import java.util.List;
  * @param valueArity how many of the leading calls are in the output
  * @param accTypes the accumulator row's field types, as Flink registers {@code accState}
  * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
- * @param miniBatch for a two-phase aggregation's global half, its bundle of merged local
- *     accumulators; null for {@code GroupAggFunction}
+ * @param miniBatch with mini-batch, Flink's bundle: of merged local accumulators for a two-phase
+ *     aggregation's global half, of every input row for a one-phase aggregation; null for {@code
+ *     GroupAggFunction}
  * @param generateUpdateBefore whether a changed value is retracted with UPDATE_BEFORE
  * @param ttlConfig the state's TTL, as Flink enables it from {@code table.exec.state.ttl}
  */
@@ -38,18 +39,27 @@ public record GroupAggregateOperatorSpec(
         int countStarField,
         boolean generateUpdateBefore,
         StateTtlConfig ttlConfig,
-        @Nullable MiniBatchMerge miniBatch)
+        @Nullable MiniBatch miniBatch)
         implements Serializable {
 
     /**
-     * Flink's {@code MiniBatchGlobalGroupAggFunction} bundle: per key, the local accumulators of a
-     * bundle merged by the planner's local handler, then merged into the state when it ends.
+     * The bundle of Flink's mini-batch aggregation. {@code MiniBatchGlobalGroupAggFunction}: per
+     * key, the local accumulators of a bundle merged by the planner's local handler, then merged
+     * into the state when it ends. {@code MiniBatchGroupAggFunction}: per key, every input row of
+     * the bundle, aggregated into the state as one run when it ends.
      *
-     * @param localMerge the generated handler that merges the local accumulators in the bundle
+     * @param localMerge the generated handler that merges the local accumulators in the bundle, or
+     *     null for a one-phase aggregation
      */
-    public record MiniBatchMerge(
-            MiniBatchBundle.Spec bundle, GeneratedAggsHandleFunction localMerge)
-            implements Serializable {}
+    public record MiniBatch(
+            MiniBatchBundle.Spec bundle, @Nullable GeneratedAggsHandleFunction localMerge)
+            implements Serializable {
+
+        /** Whether the bundle holds every row of a key, to be aggregated as one run. */
+        boolean runs() {
+            return localMerge == null;
+        }
+    }
 
     /** Flink's name for the accumulators of every group aggregate function. */
     public static final String STATE_NAME = "accState";
@@ -75,7 +85,8 @@ public record GroupAggregateOperatorSpec(
                 calls,
                 valueArity,
                 countStarField,
-                miniBatch == null ? -1 : 0,
+                miniBatch == null || miniBatch.runs() ? -1 : 0,
+                miniBatch != null && miniBatch.runs(),
                 generateUpdateBefore,
                 cacheBytes,
                 batchMemoryBytes);

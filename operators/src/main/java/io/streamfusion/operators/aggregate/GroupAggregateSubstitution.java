@@ -14,6 +14,7 @@ import org.apache.flink.table.runtime.generated.GeneratedAggsHandleFunction;
 import org.apache.flink.table.runtime.operators.aggregate.GroupAggFunction;
 import org.apache.flink.table.runtime.operators.aggregate.GroupAggFunctionBase;
 import org.apache.flink.table.runtime.operators.aggregate.MiniBatchGlobalGroupAggFunction;
+import org.apache.flink.table.runtime.operators.aggregate.MiniBatchGroupAggFunction;
 import org.apache.flink.table.runtime.operators.aggregate.RecordCounter;
 import org.apache.flink.table.runtime.operators.bundle.AbstractMapBundleOperator;
 import org.apache.flink.table.runtime.operators.bundle.trigger.CountBundleTrigger;
@@ -25,7 +26,8 @@ import javax.annotation.Nullable;
 import java.util.Arrays;
 
 /**
- * Replaces Flink's {@code GroupAggFunction} (a {@code GROUP BY} without mini-batch) and {@code
+ * Replaces Flink's {@code GroupAggFunction} (a {@code GROUP BY} without mini-batch), {@code
+ * MiniBatchGroupAggFunction} (a one-phase mini-batch aggregation) and {@code
  * MiniBatchGlobalGroupAggFunction} (the global half of a two-phase mini-batch aggregation) with
  * {@link GroupAggregateOperator} when every aggregate call has a native kernel (see {@link
  * AggregateCallProbe}); keeps every other group aggregation, naming why.
@@ -60,22 +62,70 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
         if (bundled instanceof MiniBatchGlobalGroupAggFunction) {
             return globalHalf(node, bundled, config);
         }
+        if (bundled instanceof MiniBatchGroupAggFunction) {
+            return onePhase(node, bundled, config);
+        }
         return Decision.keep(whyNot(function != null ? function : bundled));
     }
 
     /** {@code GroupAggFunction}: rows accumulated or retracted one by one, as they arrive. */
     private static Decision perRow(StreamNode node, Function function, OperatorConfig config)
             throws Exception {
-        LogicalType[] accTypes = FlinkFields.read(function, GroupAggFunctionBase.class, "accTypes");
+        return accumulating(
+                node,
+                FlinkFields.read(function, GroupAggFunctionBase.class, "accTypes"),
+                FlinkFields.read(function, GroupAggFunctionBase.class, "recordCounter"),
+                FlinkFields.read(function, GroupAggFunctionBase.class, "genAggsHandler"),
+                FlinkFields.read(function, GroupAggFunctionBase.class, "generateUpdateBefore"),
+                FlinkFields.read(function, GroupAggFunctionBase.class, "ttlConfig"),
+                null,
+                config);
+    }
+
+    /**
+     * {@code MiniBatchGroupAggFunction}: a one-phase mini-batch aggregation, every row of a key in
+     * a bundle accumulated or retracted as one run when the bundle ends.
+     */
+    private static Decision onePhase(StreamNode node, Function bundled, OperatorConfig config)
+            throws Exception {
+        Object trigger =
+                FlinkFields.read(
+                        FlinkOperators.operatorOf(node),
+                        AbstractMapBundleOperator.class,
+                        "bundleTrigger");
+        if (!(trigger instanceof CountBundleTrigger)) {
+            return Decision.keep("its bundle ends by " + trigger + ", not by a count of rows");
+        }
+        long maxCount = FlinkFields.read(trigger, CountBundleTrigger.class, "maxCount");
+        long retention = FlinkFields.read(bundled, bundled.getClass(), "stateRetentionTime");
+        return accumulating(
+                node,
+                FlinkFields.read(bundled, bundled.getClass(), "accTypes"),
+                FlinkFields.read(bundled, bundled.getClass(), "recordCounter"),
+                FlinkFields.read(bundled, bundled.getClass(), "genAggsHandler"),
+                FlinkFields.read(bundled, bundled.getClass(), "generateUpdateBefore"),
+                StateConfigUtil.createTtlConfig(retention),
+                new GroupAggregateOperatorSpec.MiniBatch(
+                        new MiniBatchBundle.Spec(MiniBatchBundle.Keep.EVERY, maxCount), null),
+                config);
+    }
+
+    /** An aggregation whose input rows are accumulated or retracted by the planner's handler. */
+    private static Decision accumulating(
+            StreamNode node,
+            LogicalType[] accTypes,
+            RecordCounter recordCounter,
+            GeneratedAggsHandleFunction generated,
+            boolean generateUpdateBefore,
+            StateTtlConfig ttlConfig,
+            @Nullable GroupAggregateOperatorSpec.MiniBatch miniBatch,
+            OperatorConfig config)
+            throws Exception {
         AggregateNode aggregate = AggregateNode.read(node, accTypes);
         if (aggregate.refusal() != null) {
             return Decision.keep(aggregate.refusal());
         }
-        int countStarField =
-                countStarField(
-                        FlinkFields.read(function, GroupAggFunctionBase.class, "recordCounter"));
-        GeneratedAggsHandleFunction generated =
-                FlinkFields.read(function, GroupAggFunctionBase.class, "genAggsHandler");
+        int countStarField = countStarField(recordCounter);
         AggsHandleFunction handler =
                 generated.newInstance(Thread.currentThread().getContextClassLoader());
         AggregateCallProbe.Result probed;
@@ -101,11 +151,9 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
                         probed.valueArity(),
                         accTypes,
                         countStarField,
-                        FlinkFields.<Boolean>read(
-                                function, GroupAggFunctionBase.class, "generateUpdateBefore"),
-                        FlinkFields.<StateTtlConfig>read(
-                                function, GroupAggFunctionBase.class, "ttlConfig"),
-                        null),
+                        generateUpdateBefore,
+                        ttlConfig,
+                        miniBatch),
                 config);
     }
 
@@ -173,7 +221,7 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
                         FlinkFields.<Boolean>read(
                                 bundled, bundled.getClass(), "generateUpdateBefore"),
                         StateConfigUtil.createTtlConfig(retention),
-                        new GroupAggregateOperatorSpec.MiniBatchMerge(
+                        new GroupAggregateOperatorSpec.MiniBatch(
                                 new MiniBatchBundle.Spec(MiniBatchBundle.Keep.MERGED, maxCount),
                                 localMerge)),
                 config);

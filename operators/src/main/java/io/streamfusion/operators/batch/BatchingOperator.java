@@ -73,6 +73,12 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
     @Nullable private transient MiniBatchBundle bundle;
     private transient boolean keyed;
 
+    /** Whether batches hold each key's rows of a bundle together (see keepsKeyRunsTogether). */
+    private transient boolean keyRuns;
+
+    /** The key of the last row added, for keeping a key's rows of a bundle in one batch. */
+    @Nullable private transient BinaryRowData lastKey;
+
     /** Counts batches, so a latency timer knows whether its batch was already processed. */
     private transient long batchNumber;
 
@@ -106,13 +112,18 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
                                 + "-"
                                 + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                         operatorConfig.batchMemoryBytes());
-        batch =
-                new RowBatch(
-                        allocator,
-                        operatorConfig.batchRows(),
-                        operatorConfig.batchMemoryBytes() / 2);
-        batchArray = ArrowArray.allocateNew(allocator);
         MiniBatchBundle.Spec bundleSpec = miniBatchBundle();
+        keyRuns = bundleSpec != null && keepsKeyRunsTogether();
+        // A bundle holds at most maxCount rows, so a batch of as many holds any key's run.
+        int capacity =
+                keyRuns
+                        ? (int)
+                                Math.min(
+                                        Integer.MAX_VALUE - 8,
+                                        Math.max(operatorConfig.batchRows(), bundleSpec.maxCount()))
+                        : operatorConfig.batchRows();
+        batch = new RowBatch(allocator, capacity, operatorConfig.batchMemoryBytes() / 2);
+        batchArray = ArrowArray.allocateNew(allocator);
         bundle = bundleSpec == null ? null : new MiniBatchBundle(bundleSpec, bundleMerger());
         rowsProcessed = getMetricGroup().counter("streamfusionRowsProcessed");
         batchesProcessed = getMetricGroup().counter("streamfusionBatchesProcessed");
@@ -222,6 +233,15 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
     }
 
     /**
+     * Whether a bundle's rows of one key stay in one batch, for a kernel that aggregates each key's
+     * run of rows as one; batches then end only between keys (after {@code batch-rows} rows or half
+     * the batch memory), and may exceed both by one key's rows.
+     */
+    protected boolean keepsKeyRunsTogether() {
+        return false;
+    }
+
+    /**
      * Whether the batch keeps each row as it was received, for an operator that emits unchanged
      * rows as Flink's does, rather than the row's binary copy (the default, which kernels that
      * refer back to batch rows need).
@@ -310,12 +330,23 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
     private boolean append(
             BinaryRowData row, RowData received, BinaryRowData key, StreamRecord<?> record)
             throws Exception {
-        if (!batch.fits(row.getSizeInBytes() + key.getSizeInBytes())) {
+        // A bundle hands a key's rows over together, as one key object.
+        boolean continuesRun = keyRuns && key == lastKey && !batch.isEmpty();
+        if (continuesRun) {
+            if (!batch.hasRoom()) {
+                throw new IllegalStateException(
+                        "A key's rows of one bundle exceed the "
+                                + batch.size()
+                                + " rows of a batch");
+            }
+        } else if (!batch.fits(row.getSizeInBytes() + key.getSizeInBytes())
+                || (keyRuns && batch.size() >= operatorConfig.batchRows())) {
             processCurrentBatch();
         }
         boolean first = batch.isEmpty();
         batch.add(row, received, key, record);
-        if (batch.size() >= operatorConfig.batchRows()) {
+        lastKey = key;
+        if (!keyRuns && batch.size() >= operatorConfig.batchRows()) {
             processCurrentBatch();
             return false;
         }

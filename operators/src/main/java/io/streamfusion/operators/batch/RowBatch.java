@@ -76,6 +76,11 @@ public final class RowBatch implements AutoCloseable {
         return size == 0;
     }
 
+    /** Whether another row fits in the batch's row capacity, whatever its bytes. */
+    public boolean hasRoom() {
+        return size < rowObjects.length;
+    }
+
     /** Whether another row of {@code bytes} key and row bytes fits. */
     public boolean fits(int bytes) {
         return size < rowObjects.length && (size == 0 || dataBytes + bytes <= maxDataBytes);
