@@ -343,8 +343,9 @@ def write_report(records, meta, doc_path, chart_path):
         lines.append("")
     lines += materializer_comparison(table)
     lines += ["A ratio above 1 means StreamFusion is better: more throughput, or fewer milliseconds",
-              "or bytes. Noise: compare each median with its min-max range; a quick run uses one fork",
-              "and three 1 s iterations (five of 2 s for the candidate suites, whose steps swing with",
+              "or bytes. Noise: compare each median with its min-max range; a quick run uses one fork,",
+              "an 8 s warm-up (long enough for every backend's caches to fill at 1M keys) and three",
+              "1 s iterations (five of 2 s for the candidate suites, whose steps swing with",
               "memtable flushes), so differences under about 10% are within noise. Snapshot",
               "figures with one run are single measurements; repeat the suite to judge their noise.", ""]
     svg_chart(chart_rows, chart_path)
