@@ -245,23 +245,6 @@ public final class SqlWorkloads {
                                     "table.exec.mini-batch.enabled", "true",
                                     "table.exec.mini-batch.allow-latency", "1 s",
                                     "table.exec.mini-batch.size", "5000")));
-            cases.add(
-                    new SqlWorkload(
-                            AGGREGATE,
-                            "count and sum per key keys=" + keys + " mini-batch=5000 one-phase",
-                            keys,
-                            keys,
-                            8,
-                            true,
-                            0,
-                            false,
-                            "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
-                            "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
-                            Map.of(
-                                    "table.exec.mini-batch.enabled", "true",
-                                    "table.exec.mini-batch.allow-latency", "1 s",
-                                    "table.exec.mini-batch.size", "5000",
-                                    "table.optimizer.agg-phase-strategy", "ONE_PHASE")));
         }
         return cases;
     }

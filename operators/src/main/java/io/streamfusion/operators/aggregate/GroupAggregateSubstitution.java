@@ -16,7 +16,6 @@ import org.apache.flink.table.runtime.operators.aggregate.GroupAggFunctionBase;
 import org.apache.flink.table.runtime.operators.aggregate.MiniBatchGlobalGroupAggFunction;
 import org.apache.flink.table.runtime.operators.aggregate.MiniBatchGroupAggFunction;
 import org.apache.flink.table.runtime.operators.aggregate.RecordCounter;
-import org.apache.flink.table.runtime.operators.bundle.AbstractMapBundleOperator;
 import org.apache.flink.table.runtime.operators.bundle.trigger.CountBundleTrigger;
 import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -88,11 +87,7 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
      */
     private static Decision onePhase(StreamNode node, Function bundled, OperatorConfig config)
             throws Exception {
-        Object trigger =
-                FlinkFields.read(
-                        FlinkOperators.operatorOf(node),
-                        AbstractMapBundleOperator.class,
-                        "bundleTrigger");
+        Object trigger = FlinkOperators.bundleTriggerOf(node);
         if (!(trigger instanceof CountBundleTrigger)) {
             return Decision.keep("its bundle ends by " + trigger + ", not by a count of rows");
         }
@@ -168,11 +163,7 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
         if (aggregate.refusal() != null) {
             return Decision.keep(aggregate.refusal());
         }
-        Object trigger =
-                FlinkFields.read(
-                        FlinkOperators.operatorOf(node),
-                        AbstractMapBundleOperator.class,
-                        "bundleTrigger");
+        Object trigger = FlinkOperators.bundleTriggerOf(node);
         if (!(trigger instanceof CountBundleTrigger)) {
             return Decision.keep("its bundle ends by " + trigger + ", not by a count of rows");
         }

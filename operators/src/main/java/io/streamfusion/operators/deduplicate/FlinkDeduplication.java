@@ -8,7 +8,6 @@ import org.apache.flink.api.common.functions.Function;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.graph.StreamNode;
-import org.apache.flink.table.runtime.operators.bundle.AbstractMapBundleOperator;
 import org.apache.flink.table.runtime.operators.bundle.trigger.CountBundleTrigger;
 import org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionBase;
 import org.apache.flink.table.runtime.operators.deduplicate.ProcTimeMiniBatchDeduplicateKeepFirstRowFunction;
@@ -75,11 +74,7 @@ record FlinkDeduplication(
     /** The bundle Flink keeps, if the layer mirrors it: count-triggered, of a known function. */
     @Nullable
     private static MiniBatchBundle.Spec bundleOf(StreamNode node, Function bundled) {
-        Object trigger =
-                FlinkFields.read(
-                        FlinkOperators.operatorOf(node),
-                        AbstractMapBundleOperator.class,
-                        "bundleTrigger");
+        Object trigger = FlinkOperators.bundleTriggerOf(node);
         if (!(trigger instanceof CountBundleTrigger)) {
             return null;
         }

@@ -49,4 +49,12 @@ public final class FlinkOperators {
                 ? FlinkFields.read(operator, AbstractMapBundleOperator.class, "function")
                 : null;
     }
+
+    /**
+     * The bundle trigger of a node's mini-batch operator; call only where {@link #bundleFunctionOf}
+     * found a bundle function.
+     */
+    public static Object bundleTriggerOf(StreamNode node) {
+        return FlinkFields.read(operatorOf(node), AbstractMapBundleOperator.class, "bundleTrigger");
+    }
 }
