@@ -1,6 +1,7 @@
 package io.streamfusion.bench.sql;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -38,6 +39,13 @@ public final class SqlWorkloads {
      * The workloads of one suite ({@link #AGGREGATE}, {@link #TOP1}, {@link #UPSERT}, {@link
      * #DEDUP}, {@link #CONSTRAINTS}).
      */
+    /** Bundles of 5,000 rows or 1 s, the mini-batch cases of every suite. */
+    private static final Map<String, String> MINI_BATCH =
+            Map.of(
+                    "table.exec.mini-batch.enabled", "true",
+                    "table.exec.mini-batch.allow-latency", "1 s",
+                    "table.exec.mini-batch.size", "5000");
+
     public static List<SqlWorkload> of(String suite, boolean full) {
         switch (suite) {
             case AGGREGATE:
@@ -95,10 +103,7 @@ public final class SqlWorkloads {
                             false,
                             "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
                             "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
-                            Map.of(
-                                    "table.exec.mini-batch.enabled", "true",
-                                    "table.exec.mini-batch.allow-latency", "1 s",
-                                    "table.exec.mini-batch.size", "5000")));
+                            MINI_BATCH));
             cases.add(
                     new SqlWorkload(
                             AGGREGATE,
@@ -111,11 +116,10 @@ public final class SqlWorkloads {
                             false,
                             "CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
                             "INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
-                            Map.of(
-                                    "table.exec.mini-batch.enabled", "true",
-                                    "table.exec.mini-batch.allow-latency", "1 s",
-                                    "table.exec.mini-batch.size", "5000",
-                                    "table.optimizer.agg-phase-strategy", "ONE_PHASE")));
+                            withOption(
+                                    MINI_BATCH,
+                                    "table.optimizer.agg-phase-strategy",
+                                    "ONE_PHASE")));
         }
         // Two aggregations joined, behind a keyed exchange that spreads each source batch over
         // the parallel instances: StreamFusion gathers its batches after the exchange; with
@@ -241,10 +245,7 @@ public final class SqlWorkloads {
                             keys,
                             "DESC",
                             0,
-                            Map.of(
-                                    "table.exec.mini-batch.enabled", "true",
-                                    "table.exec.mini-batch.allow-latency", "1 s",
-                                    "table.exec.mini-batch.size", "5000")));
+                            MINI_BATCH));
         }
         return cases;
     }
@@ -399,5 +400,12 @@ public final class SqlWorkloads {
                         + ", PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'blackhole')",
                 "INSERT INTO sink SELECT " + select + " FROM src GROUP BY g",
                 Map.of(STRATEGY_OPTION, strategy, "table.exec.sink.upsert-materialize", "FORCE"));
+    }
+
+    private static Map<String, String> withOption(
+            Map<String, String> options, String key, String value) {
+        Map<String, String> all = new HashMap<>(options);
+        all.put(key, value);
+        return Map.copyOf(all);
     }
 }
