@@ -35,7 +35,8 @@ BASELINE_BACKENDS = {"rocksdb-managed"}
 
 # What each suite measures, printed under its table so the report explains itself.
 SUITE_NOTES = {
-    "value-state": "JMH, one operation per call at 1M keys; `distribution=zipf` draws hot keys, "
+    "value-state": "JMH, one operation per call at 1M keys; `distribution=uniform` draws each key afresh, "
+                   "`distribution=zipf` draws hot keys from a cycle of 2^20 draws, "
                    "`variant=nocache` is StreamFusion with its decoded-value cache off.",
     "list-state": "JMH, one operation per call at 1M keys.",
     "map-state": "JMH, one operation per call at 1M keys with 4 user keys each.",

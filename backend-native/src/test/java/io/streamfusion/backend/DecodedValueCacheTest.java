@@ -250,6 +250,25 @@ class DecodedValueCacheTest {
     }
 
     @Test
+    void aFullCacheAdmitsAKeyOnItsSecondMissOnly() {
+        DecodedValueCache small = new DecodedValueCache(1 << 20);
+        StateValueCache<Long> view = new StateValueCache<>(small, 1, LongSerializer.INSTANCE);
+        view.admitRead(canonicalKey(-1L), -1L, 8);
+        assertEquals(
+                -1L, view.get(canonicalKey(-1L)), "a cache with room admits on the first miss");
+        for (long key = 0; key < 50_000; key++) {
+            view.admitRead(canonicalKey(key), key, 8);
+        }
+        assertTrue(small.stats().evictionCount() > 0, "the cache is full");
+
+        byte[] newcomer = canonicalKey(1_000_000L);
+        view.admitRead(newcomer, 7L, 8);
+        assertNull(view.get(newcomer), "a full cache turns a key away on its first miss");
+        view.admitRead(newcomer, 7L, 8);
+        assertEquals(7L, view.get(newcomer), "and admits it on its second");
+    }
+
+    @Test
     void aNewSerializerNeverSeesValuesDecodedWithTheOldOne() {
         StateValueCache<Long> view = new StateValueCache<>(cache(), 99, LongSerializer.INSTANCE);
         view.admitRead(canonicalKey(1L), 10L, 8);

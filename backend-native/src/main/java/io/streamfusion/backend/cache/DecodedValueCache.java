@@ -2,6 +2,7 @@ package io.streamfusion.backend.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 import java.util.Arrays;
@@ -22,16 +23,27 @@ public final class DecodedValueCache {
     private final Cache<Key, Object> entries;
     private final long capacityBytes;
     private final AtomicLong nextId = new AtomicLong();
+    private final AdmissionDoorkeeper doorkeeper;
+
+    /** Set by the first eviction (the cache is full), cleared when a backend's entries go. */
+    private volatile boolean full;
 
     public DecodedValueCache(long capacityBytes) {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive: " + capacityBytes);
         }
         this.capacityBytes = capacityBytes;
+        this.doorkeeper = new AdmissionDoorkeeper(capacityBytes);
         this.entries =
                 Caffeine.newBuilder()
                         .maximumWeight(capacityBytes)
                         .weigher((Key key, Object value) -> key.weight)
+                        .evictionListener(
+                                (Key key, Object value, RemovalCause cause) -> {
+                                    if (cause == RemovalCause.SIZE) {
+                                        full = true;
+                                    }
+                                })
                         // Maintenance on the calling thread: no background threads, deterministic
                         // tests.
                         .executor(Runnable::run)
@@ -48,8 +60,16 @@ public final class DecodedValueCache {
         return entries.getIfPresent(new Key(stateId, owner, key, 0));
     }
 
+    /**
+     * Admits a value read after a miss. Once the cache is full, a key enters only when it misses a
+     * second time within the {@link AdmissionDoorkeeper}'s window.
+     */
     void put(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
-        entries.put(new Key(stateId, owner, key, serializedBytes), value);
+        Key entry = new Key(stateId, owner, key, serializedBytes);
+        if (full && !doorkeeper.admit(entry.hash)) {
+            return;
+        }
+        entries.put(entry, value);
     }
 
     /** Replaces the value of a cached key; an absent key stays absent (writes never admit). */
@@ -75,6 +95,7 @@ public final class DecodedValueCache {
     /** Drops every entry of one keyed backend, when it is disposed. */
     public void invalidateOwner(long owner) {
         entries.asMap().keySet().removeIf(key -> key.owner == owner);
+        full = false;
     }
 
     public long capacityBytes() {
