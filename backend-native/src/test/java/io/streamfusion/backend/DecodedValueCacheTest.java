@@ -15,6 +15,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
@@ -170,6 +171,37 @@ class DecodedValueCacheTest {
         assertEquals(2L, backend.nativeColumns().get("v").get(canonicalKey(8L))[7]);
         backend.nativeColumns().get("v").delete(canonicalKey(8L));
         assertEquals(2L, state.value()); // served by the cache, with the new value
+    }
+
+    @Test
+    void aDeleteOfACachedKeyIsServedAsAbsentUntilTheNextWrite() throws Exception {
+        ValueState<Long> state = state(new ValueStateDescriptor<>("d", LongSerializer.INSTANCE));
+        backend.setCurrentKey(6L);
+        state.update(1L);
+        assertEquals(1L, state.value()); // admitted
+        state.clear();
+        assertNull(backend.nativeColumns().get("d").get(canonicalKey(6L)));
+        long hits = cache().stats().hitCount();
+        assertNull(state.value());
+        assertEquals(hits + 1, cache().stats().hitCount(), "the absence is served by the cache");
+        state.update(2L);
+        assertEquals(2L, backend.nativeColumns().get("d").get(canonicalKey(6L))[7]);
+        backend.nativeColumns().get("d").delete(canonicalKey(6L));
+        assertEquals(2L, state.value(), "the write after the delete filled the entry again");
+    }
+
+    @Test
+    void aWrittenValueLargerThanItsEntryIsWeighedAgain() throws Exception {
+        ValueState<String> state =
+                state(new ValueStateDescriptor<>("s", StringSerializer.INSTANCE));
+        backend.setCurrentKey(7L);
+        state.update("a");
+        assertEquals("a", state.value()); // admitted, weighed at a two-byte string
+        long small = cache().weightedBytes();
+        state.update("x".repeat(1_000));
+        assertTrue(cache().weightedBytes() >= small + 998, "weighed at the larger value");
+        state.update("b");
+        assertEquals("b", state.value());
     }
 
     @Test

@@ -2,12 +2,12 @@ package io.streamfusion.backend.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * The per-slot cache of decoded state values, bounded in bytes. It holds clean values only: every
@@ -20,7 +20,8 @@ public final class DecodedValueCache {
     /** Rough per-entry overhead of the cache's own objects, added to the serialized sizes. */
     static final int ENTRY_OVERHEAD_BYTES = 96;
 
-    private final Cache<Key, Object> entries;
+    private final Cache<Key, CachedValue> entries;
+    private final Policy<Key, CachedValue> policy;
     private final long capacityBytes;
     private final AtomicLong nextId = new AtomicLong();
     private final AdmissionDoorkeeper doorkeeper;
@@ -37,9 +38,13 @@ public final class DecodedValueCache {
         this.entries =
                 Caffeine.newBuilder()
                         .maximumWeight(capacityBytes)
-                        .weigher((Key key, Object value) -> key.weight)
+                        .weigher(
+                                (Key key, CachedValue value) ->
+                                        key.bytes.length
+                                                + value.weighedBytes
+                                                + ENTRY_OVERHEAD_BYTES)
                         .evictionListener(
-                                (Key key, Object value, RemovalCause cause) -> {
+                                (Key key, CachedValue value, RemovalCause cause) -> {
                                     if (cause == RemovalCause.SIZE) {
                                         full = true;
                                     }
@@ -49,6 +54,7 @@ public final class DecodedValueCache {
                         .executor(Runnable::run)
                         .recordStats()
                         .build();
+        this.policy = entries.policy();
     }
 
     /** A fresh id for a state (or a state re-registered with other serializers). */
@@ -56,40 +62,42 @@ public final class DecodedValueCache {
         return nextId.incrementAndGet();
     }
 
-    Object get(long stateId, long owner, byte[] key) {
-        return entries.getIfPresent(new Key(stateId, owner, key, 0));
+    /** The entry of a cached key for a read (counted, refreshes its recency), or null. */
+    CachedValue read(long stateId, long owner, byte[] key) {
+        return entries.getIfPresent(new Key(stateId, owner, key));
+    }
+
+    /**
+     * The entry of a cached key for a write to change in place, or null. Neither counted as a hit
+     * nor a miss, nor a use of the entry: only reads say what the cache is worth.
+     */
+    CachedValue entryToWrite(long stateId, long owner, byte[] key) {
+        return policy.getIfPresentQuietly(new Key(stateId, owner, key));
     }
 
     /**
      * Admits a value read after a miss. Once the cache is full, a key enters only when it misses a
      * second time within the {@link AdmissionDoorkeeper}'s window.
      */
-    void put(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
-        Key entry = new Key(stateId, owner, key, serializedBytes);
+    void admit(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
+        Key entry = new Key(stateId, owner, key);
         if (full && !doorkeeper.admit(entry.hash)) {
             return;
         }
-        entries.put(entry, value);
-    }
-
-    /** Replaces the value of a cached key; an absent key stays absent (writes never admit). */
-    void replaceIfPresent(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
-        entries.asMap().replace(new Key(stateId, owner, key, serializedBytes), value);
+        entries.put(entry, new CachedValue(value, serializedBytes));
     }
 
     /**
-     * Replaces the value of a cached key with what {@code value} makes, called only if the key is
-     * cached; an absent key stays absent.
+     * Gives a cached key a value larger than its entry was weighed at: a new entry, weighed anew.
+     * An absent key stays absent (writes never admit).
      */
-    void replaceIfPresent(
-            long stateId, long owner, byte[] key, Supplier<Object> value, int serializedBytes) {
+    void reweigh(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
         entries.asMap()
-                .computeIfPresent(
-                        new Key(stateId, owner, key, serializedBytes), (k, old) -> value.get());
+                .replace(new Key(stateId, owner, key), new CachedValue(value, serializedBytes));
     }
 
     void invalidate(long stateId, long owner, byte[] key) {
-        entries.invalidate(new Key(stateId, owner, key, 0));
+        entries.invalidate(new Key(stateId, owner, key));
     }
 
     /** Drops every entry of one keyed backend, when it is disposed. */
@@ -110,20 +118,18 @@ public final class DecodedValueCache {
         return entries.stats();
     }
 
-    /** Cache key: state id, owning backend, canonical key bytes. The weight rides along. */
+    /** Cache key: state id, owning backend, canonical key bytes. */
     private static final class Key {
         final long stateId;
         final long owner;
         final byte[] bytes;
         final int hash;
-        final int weight;
 
-        Key(long stateId, long owner, byte[] bytes, int serializedValueBytes) {
+        Key(long stateId, long owner, byte[] bytes) {
             this.stateId = stateId;
             this.owner = owner;
             this.bytes = bytes;
             this.hash = 31 * Long.hashCode(stateId) + Arrays.hashCode(bytes);
-            this.weight = bytes.length + serializedValueBytes + ENTRY_OVERHEAD_BYTES;
         }
 
         @Override

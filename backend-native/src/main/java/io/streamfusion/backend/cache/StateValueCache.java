@@ -32,11 +32,29 @@ public final class StateValueCache<V> {
         this.stateId = cache.newStateId();
     }
 
+    /** What {@link #lookup} returns for a key the cache does not know. */
+    public static final Object NOT_CACHED = new Object();
+
+    /**
+     * The cached value for {@code key} (a private copy for mutable types), null if the key is
+     * cached as having no value (deleted while cached), or {@link #NOT_CACHED}.
+     */
+    public Object lookup(byte[] key) {
+        CachedValue entry = cache.read(stateId, owner, key);
+        if (entry == null) {
+            return NOT_CACHED;
+        }
+        Object value = entry.value;
+        if (value == CachedValue.ABSENT) {
+            return null;
+        }
+        return immutable ? value : serializer.copy(castValue(value));
+    }
+
     /** The cached value for {@code key} (a private copy for mutable types), or null. */
-    @SuppressWarnings("unchecked")
     public V get(byte[] key) {
-        V cached = (V) cache.get(stateId, owner, key);
-        return cached == null || immutable ? cached : serializer.copy(cached);
+        Object cached = lookup(key);
+        return cached == NOT_CACHED ? null : castValue(cached);
     }
 
     /**
@@ -44,7 +62,7 @@ public final class StateValueCache<V> {
      * {@link #copyForCaller} of it, not the object itself.
      */
     public void admitRead(byte[] key, V value, int serializedBytes) {
-        cache.put(stateId, owner, key, value, serializedBytes);
+        cache.admit(stateId, owner, key, value, serializedBytes);
     }
 
     /** What a read returns for a value it just admitted: the value itself only if immutable. */
@@ -53,19 +71,39 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Keeps a cached key current after its value was written to RocksDB: replaced by the written
-     * value if immutable, otherwise by a private copy of it (taken only when the key is cached), so
-     * a read-modify-write of a mutable value, such as a SQL accumulator row, keeps hitting the
-     * cache. A key that is not cached stays out: only reads admit, so a stream of writes costs one
-     * lookup each.
+     * Keeps a cached key current after its value was written to RocksDB: its entry takes the
+     * written value if immutable, otherwise a private copy of it, so a read-modify-write of a
+     * mutable value, such as a SQL accumulator row, keeps hitting the cache. The entry changes in
+     * place unless the value is larger than the entry was weighed at. A key that is not cached
+     * stays out: only reads admit, so a stream of writes costs one lookup each.
      */
     public void afterWrite(byte[] key, V value, int serializedBytes) {
-        if (immutable) {
-            cache.replaceIfPresent(stateId, owner, key, value, serializedBytes);
-        } else {
-            cache.replaceIfPresent(
-                    stateId, owner, key, () -> serializer.copy(value), serializedBytes);
+        CachedValue entry = cache.entryToWrite(stateId, owner, key);
+        if (entry == null) {
+            return;
         }
+        V kept = immutable ? value : serializer.copy(value);
+        if (serializedBytes <= entry.weighedBytes) {
+            entry.value = kept;
+        } else {
+            cache.reweigh(stateId, owner, key, kept, serializedBytes);
+        }
+    }
+
+    /**
+     * Keeps a cached key current after its value was deleted from RocksDB: its entry says the key
+     * has no value, so the next read, typically before the next write, costs no native call.
+     */
+    public void afterDelete(byte[] key) {
+        CachedValue entry = cache.entryToWrite(stateId, owner, key);
+        if (entry != null) {
+            entry.value = CachedValue.ABSENT;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private V castValue(Object value) {
+        return (V) value;
     }
 
     public void invalidate(byte[] key) {

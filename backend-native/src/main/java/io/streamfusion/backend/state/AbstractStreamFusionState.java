@@ -107,9 +107,11 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     @Nullable
     protected final V readValue(byte[] key) throws IOException {
         if (cache != null) {
-            V cached = cache.get(key);
-            if (cached != null) {
-                return cached;
+            Object cached = cache.lookup(key);
+            if (cached != StateValueCache.NOT_CACHED) {
+                @SuppressWarnings("unchecked")
+                V value = (V) cached;
+                return value;
             }
         }
         byte[] bytes = columnFamily.get(key);
@@ -137,7 +139,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     protected final void deleteValue(byte[] key) {
         columnFamily.delete(key);
         if (cache != null) {
-            cache.invalidate(key);
+            cache.afterDelete(key);
         }
     }
 
