@@ -4,9 +4,9 @@ import java.util.SplittableRandom;
 
 /**
  * Keys, uniform or Zipf-skewed, at the same cost for every backend. Uniform keys are drawn on each
- * call: a precomputed cycle of 2^20 draws over 1M keys touches only about 650k distinct keys,
- * which a cache of half the keys serves far better than uniform access allows. Zipf keys come
- * from a precomputed cycle, since drawing one costs a binary search over the key count.
+ * call: a precomputed cycle of 2^20 draws over 1M keys touches only about 650k distinct keys, which
+ * a cache of half the keys serves far better than uniform access allows. Zipf keys come from a
+ * precomputed cycle, since drawing one costs a binary search over the key count.
  */
 final class KeySequence {
 
