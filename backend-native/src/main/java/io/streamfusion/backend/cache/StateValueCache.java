@@ -57,6 +57,12 @@ public final class StateValueCache<V> {
         return cached == NOT_CACHED ? null : castValue(cached);
     }
 
+    /** A value {@link #lookup} returned that is not {@link #NOT_CACHED}, as this state's type. */
+    @SuppressWarnings("unchecked")
+    public V castValue(Object value) {
+        return (V) value;
+    }
+
     /**
      * Admits a value just read from RocksDB. The cache keeps {@code value}; the caller must return
      * {@link #copyForCaller} of it, not the object itself.
@@ -99,11 +105,6 @@ public final class StateValueCache<V> {
         if (entry != null) {
             entry.value = CachedValue.ABSENT;
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private V castValue(Object value) {
-        return (V) value;
     }
 
     public void invalidate(byte[] key) {

@@ -109,9 +109,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         if (cache != null) {
             Object cached = cache.lookup(key);
             if (cached != StateValueCache.NOT_CACHED) {
-                @SuppressWarnings("unchecked")
-                V value = (V) cached;
-                return value;
+                return cache.castValue(cached);
             }
         }
         byte[] bytes = columnFamily.get(key);
