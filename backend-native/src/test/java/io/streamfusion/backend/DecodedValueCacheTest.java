@@ -256,6 +256,28 @@ class DecodedValueCacheTest {
     }
 
     @Test
+    void aCachedMutableValueWrittenShorterThenDeletedThenWrittenAgainReadsBackExactly()
+            throws Exception {
+        ValueState<List<Long>> state =
+                state(
+                        new ValueStateDescriptor<>(
+                                "shrink", new ListSerializer<>(LongSerializer.INSTANCE)));
+        backend.setCurrentKey(6L);
+        state.update(new ArrayList<>(List.of(1L, 2L, 3L)));
+        state.value(); // admitted by the read, as the bytes of three elements
+        state.update(new ArrayList<>(List.of(7L))); // copied into the entry's longer array
+        backend.nativeColumns().get("shrink").delete(canonicalKey(6L));
+        long hits = cache().stats().hitCount();
+        assertEquals(List.of(7L), state.value(), "the shorter value, copied into the entry");
+        assertEquals(hits + 1, cache().stats().hitCount(), "served by the cache");
+        state.clear();
+        assertNull(state.value(), "deleted while cached");
+        state.update(new ArrayList<>(List.of(8L, 9L)));
+        backend.nativeColumns().get("shrink").delete(canonicalKey(6L));
+        assertEquals(List.of(8L, 9L), state.value(), "a write after a delete is present again");
+    }
+
+    @Test
     void batchWritesInvalidateCachedValues() throws Exception {
         ValueStateDescriptor<Long> descriptor =
                 new ValueStateDescriptor<>("v", LongSerializer.INSTANCE);
@@ -275,35 +297,35 @@ class DecodedValueCacheTest {
         DecodedValueCache small = new DecodedValueCache(1 << 20);
         StateValueCache<Long> view = new StateValueCache<>(small, 1, LongSerializer.INSTANCE);
         for (long key = 0; key < 50_000; key++) {
-            view.admitRead(canonicalKey(key), key, 8);
+            view.admitRead(canonicalKey(key), key, new byte[8]);
         }
         assertTrue(small.weightedBytes() <= small.capacityBytes(), "bytes within capacity");
         assertTrue(small.stats().evictionCount() > 0, "a full cache evicts");
     }
 
     @Test
-    void aFullCacheAdmitsAKeyOnItsSecondMissOnly() {
+    void aFullCacheAdmitsAKeyOnItsSecondMissOnly() throws Exception {
         DecodedValueCache small = new DecodedValueCache(1 << 20);
         StateValueCache<Long> view = new StateValueCache<>(small, 1, LongSerializer.INSTANCE);
-        view.admitRead(canonicalKey(-1L), -1L, 8);
+        view.admitRead(canonicalKey(-1L), -1L, new byte[8]);
         assertEquals(
                 -1L, view.get(canonicalKey(-1L)), "a cache with room admits on the first miss");
         for (long key = 0; key < 50_000; key++) {
-            view.admitRead(canonicalKey(key), key, 8);
+            view.admitRead(canonicalKey(key), key, new byte[8]);
         }
         assertTrue(small.stats().evictionCount() > 0, "the cache is full");
 
         byte[] newcomer = canonicalKey(1_000_000L);
-        view.admitRead(newcomer, 7L, 8);
+        view.admitRead(newcomer, 7L, new byte[8]);
         assertNull(view.get(newcomer), "a full cache turns a key away on its first miss");
-        view.admitRead(newcomer, 7L, 8);
+        view.admitRead(newcomer, 7L, new byte[8]);
         assertEquals(7L, view.get(newcomer), "and admits it on its second");
     }
 
     @Test
-    void aNewSerializerNeverSeesValuesDecodedWithTheOldOne() {
+    void aNewSerializerNeverSeesValuesDecodedWithTheOldOne() throws Exception {
         StateValueCache<Long> view = new StateValueCache<>(cache(), 99, LongSerializer.INSTANCE);
-        view.admitRead(canonicalKey(1L), 10L, 8);
+        view.admitRead(canonicalKey(1L), 10L, new byte[8]);
         assertEquals(10L, view.get(canonicalKey(1L)));
         view.useSerializer(LongSerializer.INSTANCE.duplicate());
         assertNull(view.get(canonicalKey(1L)));

@@ -1,28 +1,63 @@
 package io.streamfusion.backend.cache;
 
 /**
- * One entry of the {@link DecodedValueCache}: a decoded value, or the knowledge that the key has
- * none, and the serialized size it is weighed at.
+ * One entry of the {@link DecodedValueCache}: the value of one key, or the knowledge that the key
+ * has none, and the size it is weighed at. A value of an immutable type is kept decoded; a value of
+ * a mutable type (a SQL row, say) is kept as its serialized bytes, which every read decodes into a
+ * private copy.
  *
  * <p>Why mutable: every entry belongs to one state of one keyed backend, which only its task thread
  * reads and writes, so a write to a cached key changes the entry in place. That is a cache read
  * instead of a cache write, which in Caffeine would run its maintenance (buffer drains, reordering)
  * on every record of a read-modify-write. An entry evicted meanwhile by another thread's
  * maintenance is simply written in vain: the next read misses and reads RocksDB.
+ *
+ * <p>Why bytes for mutable types: a written value is then copied into the entry's own array, so a
+ * write stores no new object reference into an entry that has long been in the old generation.
+ * Replacing the decoded object on every write did, and in a SQL job on two cores the garbage
+ * collector's card refinement and the evicted CPU caches cost more than the cache saved
+ * (docs/architecture.md, "What caching rows as bytes bought").
  */
 final class CachedValue {
 
-    /** The value of a key whose value was deleted while cached. */
-    static final Object ABSENT = new Object();
+    /** The decoded value of an immutable type, else null. */
+    Object decoded;
 
-    /** The decoded value, or {@link #ABSENT}. */
-    Object value;
+    /** The serialized value of a mutable type, in its first {@link #length} bytes, else null. */
+    byte[] serialized;
 
-    /** The serialized size the entry was weighed at; an in-place value never exceeds it. */
+    int length;
+
+    /** Whether the key's value was deleted while it was cached. */
+    boolean absent;
+
+    /** The size the entry was weighed at; an in-place value never exceeds it. */
     final int weighedBytes;
 
-    CachedValue(Object value, int weighedBytes) {
-        this.value = value;
+    private CachedValue(Object decoded, byte[] serialized, int weighedBytes) {
+        this.decoded = decoded;
+        this.serialized = serialized;
+        this.length = serialized == null ? 0 : serialized.length;
         this.weighedBytes = weighedBytes;
+    }
+
+    static CachedValue decoded(Object value, int serializedBytes) {
+        return new CachedValue(value, null, serializedBytes);
+    }
+
+    /** An entry that keeps {@code bytes} itself: the caller hands the array over. */
+    static CachedValue serialized(byte[] bytes) {
+        return new CachedValue(null, bytes, bytes.length);
+    }
+
+    /** Copies a new serialized value into the entry's array; false if the array is too small. */
+    boolean overwrite(byte[] bytes) {
+        if (bytes.length > serialized.length) {
+            return false;
+        }
+        System.arraycopy(bytes, 0, serialized, 0, bytes.length);
+        length = bytes.length;
+        absent = false;
+        return true;
     }
 }

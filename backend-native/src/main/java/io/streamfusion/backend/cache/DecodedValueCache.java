@@ -79,21 +79,20 @@ public final class DecodedValueCache {
      * Admits a value read after a miss. Once the cache is full, a key enters only when it misses a
      * second time within the {@link AdmissionDoorkeeper}'s window.
      */
-    void admit(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
+    void admit(long stateId, long owner, byte[] key, CachedValue value) {
         Key entry = new Key(stateId, owner, key);
         if (full && !doorkeeper.admit(entry.hash)) {
             return;
         }
-        entries.put(entry, new CachedValue(value, serializedBytes));
+        entries.put(entry, value);
     }
 
     /**
      * Gives a cached key a value larger than its entry was weighed at: a new entry, weighed anew.
      * An absent key stays absent (writes never admit).
      */
-    void reweigh(long stateId, long owner, byte[] key, Object value, int serializedBytes) {
-        entries.asMap()
-                .replace(new Key(stateId, owner, key), new CachedValue(value, serializedBytes));
+    void reweigh(long stateId, long owner, byte[] key, CachedValue value) {
+        entries.asMap().replace(new Key(stateId, owner, key), value);
     }
 
     void invalidate(long stateId, long owner, byte[] key) {

@@ -1,12 +1,14 @@
 package io.streamfusion.backend.cache;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+
+import java.io.IOException;
 
 /**
  * One value state's view of the {@link DecodedValueCache}. Callers never see a cached object itself
- * unless the value type is immutable: reads return a copy, and a written value of a mutable type
- * replaces a cached one as a copy, so user code cannot change a cached value behind the cache's
- * back.
+ * unless the value type is immutable: a mutable value is cached as its serialized bytes, and every
+ * read decodes a private copy, so user code cannot change a cached value behind the cache's back.
  */
 public final class StateValueCache<V> {
 
@@ -15,6 +17,7 @@ public final class StateValueCache<V> {
     private long stateId;
     private TypeSerializer<V> serializer;
     private boolean immutable;
+    private final DataInputDeserializer serializedIn = new DataInputDeserializer();
 
     public StateValueCache(DecodedValueCache cache, long owner, TypeSerializer<V> serializer) {
         this.cache = cache;
@@ -39,20 +42,23 @@ public final class StateValueCache<V> {
      * The cached value for {@code key} (a private copy for mutable types), null if the key is
      * cached as having no value (deleted while cached), or {@link #NOT_CACHED}.
      */
-    public Object lookup(byte[] key) {
+    public Object lookup(byte[] key) throws IOException {
         CachedValue entry = cache.read(stateId, owner, key);
         if (entry == null) {
             return NOT_CACHED;
         }
-        Object value = entry.value;
-        if (value == CachedValue.ABSENT) {
+        if (entry.absent) {
             return null;
         }
-        return immutable ? value : serializer.copy(castValue(value));
+        if (immutable) {
+            return entry.decoded;
+        }
+        serializedIn.setBuffer(entry.serialized, 0, entry.length);
+        return serializer.deserialize(serializedIn);
     }
 
     /** The cached value for {@code key} (a private copy for mutable types), or null. */
-    public V get(byte[] key) {
+    public V get(byte[] key) throws IOException {
         Object cached = lookup(key);
         return cached == NOT_CACHED ? null : castValue(cached);
     }
@@ -64,35 +70,41 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Admits a value just read from RocksDB. The cache keeps {@code value}; the caller must return
-     * {@link #copyForCaller} of it, not the object itself.
+     * Admits a value just read from RocksDB, decoded from {@code stored}, which the cache may keep:
+     * the caller must not change that array afterwards. The caller may return {@code value} itself,
+     * since the cache keeps either an immutable value or the bytes.
      */
-    public void admitRead(byte[] key, V value, int serializedBytes) {
-        cache.admit(stateId, owner, key, value, serializedBytes);
-    }
-
-    /** What a read returns for a value it just admitted: the value itself only if immutable. */
-    public V copyForCaller(V admitted) {
-        return immutable ? admitted : serializer.copy(admitted);
+    public void admitRead(byte[] key, V value, byte[] stored) {
+        cache.admit(
+                stateId,
+                owner,
+                key,
+                immutable
+                        ? CachedValue.decoded(value, stored.length)
+                        : CachedValue.serialized(stored));
     }
 
     /**
-     * Keeps a cached key current after its value was written to RocksDB: its entry takes the
-     * written value if immutable, otherwise a private copy of it, so a read-modify-write of a
-     * mutable value, such as a SQL accumulator row, keeps hitting the cache. The entry changes in
-     * place unless the value is larger than the entry was weighed at. A key that is not cached
-     * stays out: only reads admit, so a stream of writes costs one lookup each.
+     * Keeps a cached key current after {@code value}, serialized as {@code serialized}, was written
+     * to RocksDB, so a read-modify-write, such as a SQL accumulator row, keeps hitting the cache.
+     * An immutable value replaces the entry's; the bytes of a mutable one are copied into the
+     * entry's array, and the cache may keep {@code serialized} itself when they do not fit. A key
+     * that is not cached stays out: only reads admit, so a stream of writes costs one lookup each.
      */
-    public void afterWrite(byte[] key, V value, int serializedBytes) {
+    public void afterWrite(byte[] key, V value, byte[] serialized) {
         CachedValue entry = cache.entryToWrite(stateId, owner, key);
         if (entry == null) {
             return;
         }
-        V kept = immutable ? value : serializer.copy(value);
-        if (serializedBytes <= entry.weighedBytes) {
-            entry.value = kept;
+        if (!immutable) {
+            if (!entry.overwrite(serialized)) {
+                cache.reweigh(stateId, owner, key, CachedValue.serialized(serialized));
+            }
+        } else if (serialized.length <= entry.weighedBytes) {
+            entry.decoded = value;
+            entry.absent = false;
         } else {
-            cache.reweigh(stateId, owner, key, kept, serializedBytes);
+            cache.reweigh(stateId, owner, key, CachedValue.decoded(value, serialized.length));
         }
     }
 
@@ -103,7 +115,7 @@ public final class StateValueCache<V> {
     public void afterDelete(byte[] key) {
         CachedValue entry = cache.entryToWrite(stateId, owner, key);
         if (entry != null) {
-            entry.value = CachedValue.ABSENT;
+            entry.absent = true;
         }
     }
 

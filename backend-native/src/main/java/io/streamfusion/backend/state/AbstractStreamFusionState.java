@@ -120,8 +120,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         if (cache == null) {
             return value;
         }
-        cache.admitRead(key, value, bytes.length);
-        return cache.copyForCaller(value);
+        cache.admitRead(key, value, bytes);
+        return value;
     }
 
     /** Writes {@code value} to RocksDB first, then keeps the cache current (write-through). */
@@ -129,7 +129,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         byte[] bytes = serializeValue(value);
         columnFamily.put(key, bytes);
         if (cache != null) {
-            cache.afterWrite(key, value, bytes.length);
+            cache.afterWrite(key, value, bytes);
         }
     }
 

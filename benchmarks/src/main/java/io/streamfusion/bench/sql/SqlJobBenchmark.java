@@ -46,13 +46,6 @@ public final class SqlJobBenchmark {
     private final Timing timing;
     private final Path checkpoints;
 
-    /**
-     * The setup that runs StreamFusion's columnar operators: the StreamFusion backend, {@code
-     * streamfusion.operators.enabled}, and the execution target that rewrites the job, exactly the
-     * two lines a user adds.
-     */
-    static final String OPERATORS_SETUP = "streamfusion-operators";
-
     /** Warm-up and measurement windows of unbounded jobs, and repeats of bounded ones. */
     record Timing(Duration warmUp, Duration window, int windows, int boundedRepeats) {
         static Timing of(boolean full) {
@@ -149,10 +142,11 @@ public final class SqlJobBenchmark {
     }
 
     double[] measure(SqlWorkload workload, String backend) throws Exception {
+        BenchSetup setup = BenchSetup.parse(backend);
         if (workload.bounded()) {
             double[] runs = new double[timing.boundedRepeats()];
             for (int r = 0; r < runs.length; r++) {
-                TableResult result = submit(workload, backend);
+                TableResult result = submit(workload, setup);
                 JobClient job = result.getJobClient().orElseThrow();
                 long netMillis = job.getJobExecutionResult().get().getNetRuntime();
                 runs[r] = workload.rows() * 1000.0 / netMillis;
@@ -165,7 +159,7 @@ public final class SqlJobBenchmark {
             }
             return runs;
         }
-        TableResult result = submit(workload, backend);
+        TableResult result = submit(workload, setup);
         JobClient job = result.getJobClient().orElseThrow();
         try {
             long start = GeneratedRows.emitted();
@@ -195,10 +189,10 @@ public final class SqlJobBenchmark {
         }
     }
 
-    private TableResult submit(SqlWorkload workload, String backend) {
+    private TableResult submit(SqlWorkload workload, BenchSetup setup) {
         long rows = workload.bounded() ? workload.rows() : Long.MAX_VALUE;
-        StreamTableEnvironment tables = define(workload, configuration(backend), rows);
-        if (OPERATORS_SETUP.equals(backend)) {
+        StreamTableEnvironment tables = define(workload, configuration(setup), rows);
+        if (setup.runsOperators()) {
             tables.getConfig()
                     .getConfiguration()
                     .setString("streamfusion.operators.enabled", "true");
@@ -240,16 +234,15 @@ public final class SqlJobBenchmark {
         return tables;
     }
 
-    private Configuration configuration(String backend) {
+    private Configuration configuration(BenchSetup setup) {
         Configuration config = new Configuration();
-        config.set(
-                StateBackendOptions.STATE_BACKEND,
-                OPERATORS_SETUP.equals(backend) ? "streamfusion" : backend);
+        config.set(StateBackendOptions.STATE_BACKEND, setup.stateBackend());
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         config.set(CoreOptions.DEFAULT_PARALLELISM, PARALLELISM);
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_MEMORY);
+        setup.options().forEach(config::setString);
         return config;
     }
 }
