@@ -1,6 +1,6 @@
 package io.streamfusion.bench.sql;
 
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -10,7 +10,7 @@ import java.util.Map;
  * run alternate a setup with and without an option (a cache switched off, another write-buffer
  * size), which is the only comparison this machine's changing speed allows.
  */
-record BenchSetup(String name, String backend, Map<String, String> options) {
+record BenchSetup(String backend, Map<String, String> options) {
 
     /**
      * The setup that runs StreamFusion's columnar operators: the StreamFusion backend, {@code
@@ -22,7 +22,7 @@ record BenchSetup(String name, String backend, Map<String, String> options) {
     static BenchSetup parse(String name) {
         int open = name.indexOf('[');
         if (open < 0) {
-            return new BenchSetup(name, name, Map.of());
+            return new BenchSetup(name, Map.of());
         }
         if (!name.endsWith("]")) {
             throw new IllegalArgumentException(
@@ -30,7 +30,7 @@ record BenchSetup(String name, String backend, Map<String, String> options) {
                             + name
                             + "' opens '[' but does not end with ']': write backend[k=v;k=v]");
         }
-        Map<String, String> options = new LinkedHashMap<>();
+        Map<String, String> options = new HashMap<>();
         for (String option : name.substring(open + 1, name.length() - 1).split(";")) {
             int equals = option.indexOf('=');
             if (equals <= 0) {
@@ -39,7 +39,7 @@ record BenchSetup(String name, String backend, Map<String, String> options) {
             }
             options.put(option.substring(0, equals).trim(), option.substring(equals + 1).trim());
         }
-        return new BenchSetup(name, name.substring(0, open), Map.copyOf(options));
+        return new BenchSetup(name.substring(0, open), Map.copyOf(options));
     }
 
     boolean runsOperators() {
