@@ -12,6 +12,7 @@ pub mod batch_keys;
 pub mod binary_row;
 pub mod candidate_entries;
 pub mod constraints;
+pub mod emitted_guard;
 pub mod group_agg;
 pub mod key_groups;
 pub mod row_identity;

@@ -8,6 +8,11 @@
 //! winners that changed, and the cache updated with every winner seen. Rejected rows write
 //! nothing.
 //!
+//! A ranker may also keep its winners until their timers fire, as Flink's row-time keep-first
+//! deduplication with insert-only output does: it is then guarded by the keys' emitted flags (an
+//! [`EmittedGuard`]), whose rows it rejects, and [`Top1Ranker::take_winners`] takes the winners of
+//! fired timers out of the state.
+//!
 //! The state is a Flink `ValueState<RowData>` (`Top1-Rank-State`, `deduplicate-state`) in the void
 //! namespace: the value is what `RowDataSerializer` writes (a big-endian length, then the row's
 //! bytes), behind `TtlSerializer`'s big-endian timestamp when the state has a TTL (Flink's
@@ -22,6 +27,7 @@ use arrow::datatypes::{DataType, Field, Fields};
 pub use super::batch_keys::batch_type;
 use super::batch_keys::{key_and_row_columns, BatchKey, BatchKeys};
 use super::binary_row::BinaryRow;
+use super::emitted_guard::EmittedGuard;
 #[cfg(test)]
 use super::key_groups::row_hash;
 use super::key_groups::KeyGroupLayout;
@@ -31,7 +37,7 @@ use super::stored_rows::{read_values, StoredValue, ValueFormat};
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
-use crate::store::StateColumnFamily;
+use crate::store::{StateColumnFamily, StoreWrite};
 
 /// A row that loses to (or ties with) its key's winner.
 pub const REJECTED: i8 = 0;
@@ -121,6 +127,8 @@ struct KeyOfBatch {
     key_group: u32,
     winner: Winner,
     written: bool,
+    /// Whether the key's winner was emitted on its timer: its rows are rejected.
+    flagged: bool,
 }
 
 impl KeyOfBatch {
@@ -131,6 +139,7 @@ impl KeyOfBatch {
             key_group: key.key_group,
             winner: Winner::None,
             written: false,
+            flagged: false,
         }
     }
 }
@@ -142,6 +151,11 @@ pub struct Top1Ranker {
     config: Top1Config,
     cache: WinnerCache,
     reservation: Option<MemoryReservation>,
+    guard: Option<EmittedGuard>,
+}
+
+fn taken_fields() -> Fields {
+    Fields::from(vec![Field::new("winner", DataType::Binary, true)])
 }
 
 impl Top1Ranker {
@@ -159,7 +173,18 @@ impl Top1Ranker {
                 "a ranker that keeps only seen flags must keep each key's first row".into(),
             ));
         }
-        Ok(Top1Ranker { column_family, config, cache: WinnerCache::new(cache_bytes), reservation })
+        Ok(Top1Ranker { column_family, config, cache: WinnerCache::new(cache_bytes), reservation, guard: None })
+    }
+
+    /// This ranker with its winners kept until their timers fire, and the rows of keys whose
+    /// winner was emitted rejected (see the module documentation). Fails for a ranker that keeps
+    /// only seen flags: there would be no row to emit.
+    pub fn guarded_by(mut self, guard: EmittedGuard) -> Result<Top1Ranker> {
+        if self.config.kept != KeptValue::Row {
+            return Err(NativeError::InvalidArgument("a ranker whose winners wait for timers must keep rows".into()));
+        }
+        self.guard = Some(guard);
+        Ok(self)
     }
 
     /// Cache hits and misses since the ranker was opened.
@@ -184,19 +209,9 @@ impl Top1Ranker {
         let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
         let mut distinct: Vec<KeyOfBatch> = batch_keys.keys.iter().map(KeyOfBatch::new).collect();
         let key_of_row = batch_keys.key_of_row;
+        self.flag_emitted_keys(keys, &mut distinct, now)?;
         let misses = self.look_up_cache(keys, &mut distinct, now);
-        let stored = read_values(
-            &self.column_family,
-            self.config.format(),
-            &self.config.layout,
-            misses
-                .iter()
-                .map(|&k| (distinct[k as usize].key_group, keys.value(distinct[k as usize].first_row as usize))),
-        )?;
-        for (index, (&key, winner)) in misses.iter().zip(&stored).enumerate() {
-            let expired = winner.as_ref().is_none_or(|w| self.expired(w.written_at, now));
-            distinct[key as usize].winner = if expired { Winner::None } else { Winner::Stored(index as u32) };
-        }
+        let stored = read_winners(&self.column_family, &self.config, keys, &mut distinct, &misses, now)?;
 
         let n = rows.len();
         let mut decision = Vec::with_capacity(n);
@@ -206,6 +221,7 @@ impl Top1Ranker {
             let row = BinaryRow::new(rows.value(i), self.config.arity)?;
             let of_key = &mut distinct[key as usize];
             let (outcome, from_batch, from_elsewhere) = match of_key.winner {
+                _ if of_key.flagged => (REJECTED, -1, None),
                 Winner::None => (FIRST, -1, None),
                 winner => {
                     let winner_bytes = self.winner_row(winner, rows, &stored);
@@ -244,10 +260,69 @@ impl Top1Ranker {
         Ok(StructArray::try_new(result_fields(), columns, None)?)
     }
 
-    /// Sets the winner of every cached key; returns the keys the cache lacks.
+    /// Removes the winner of each key of `batch` (a batch of fired timers, whose rows are
+    /// ignored) from the state and the cache, and flags the key as emitted, in one write batch.
+    /// Returns one entry per row: the bytes of the key's winner at its first row, null at later
+    /// rows of the key or when the key has no winner (a timer Flink would fire on no row).
+    pub fn take_winners(&mut self, batch: &StructArray, now: i64) -> Result<StructArray> {
+        if self.guard.is_none() {
+            return Err(NativeError::InvalidArgument("only a ranker whose winners wait for timers takes them".into()));
+        }
+        let (keys, rows) = key_and_row_columns(batch, "a batch of fired timers")?;
+        let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
+        let mut distinct: Vec<KeyOfBatch> = batch_keys.keys.iter().map(KeyOfBatch::new).collect();
+        let misses = self.look_up_cache(keys, &mut distinct, now);
+        let stored = read_winners(&self.column_family, &self.config, keys, &mut distinct, &misses, now)?;
+
+        let guard = self.guard.as_ref().expect("checked above");
+        let mut winners = BinaryBuilder::new();
+        let mut write = StoreWrite::to_store_of(&self.column_family);
+        let mut state_key = Vec::new();
+        for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
+            let of_key = &mut distinct[key as usize];
+            if of_key.written {
+                winners.append_null();
+                continue;
+            }
+            of_key.written = true;
+            match of_key.winner {
+                Winner::None => winners.append_null(),
+                winner => winners.append_value(self.winner_row(winner, rows, &stored)),
+            }
+            state_key.clear();
+            self.config.layout.write_state_key(&mut state_key, of_key.key_group, keys.value(i));
+            write.delete(&self.column_family, &state_key)?;
+            guard.flag(&mut write, &state_key, now)?;
+        }
+        write.commit()?;
+        for of_key in &distinct {
+            self.cache.remove(of_key.hash, keys.value(of_key.first_row as usize));
+        }
+        let columns: Vec<ArrayRef> = vec![Arc::new(winners.finish())];
+        Ok(StructArray::try_new(taken_fields(), columns, None)?)
+    }
+
+    /// Flags the keys whose winner was emitted on its timer, if the ranker is guarded.
+    fn flag_emitted_keys(&self, keys: &BinaryArray, distinct: &mut [KeyOfBatch], now: i64) -> Result<()> {
+        let Some(guard) = self.guard.as_ref() else {
+            return Ok(());
+        };
+        let flagged = guard.flagged(
+            &self.config.layout,
+            distinct.iter().map(|k| (k.key_group, keys.value(k.first_row as usize))),
+            now,
+        )?;
+        for (of_key, flagged) in distinct.iter_mut().zip(flagged) {
+            of_key.flagged = flagged;
+        }
+        Ok(())
+    }
+
+    /// Sets the winner of every cached key; returns the keys the cache lacks. Flagged keys need
+    /// no winner.
     fn look_up_cache(&mut self, keys: &BinaryArray, distinct: &mut [KeyOfBatch], now: i64) -> Vec<u32> {
         let mut misses = Vec::new();
-        for (index, of_key) in distinct.iter_mut().enumerate() {
+        for (index, of_key) in distinct.iter_mut().enumerate().filter(|(_, k)| !k.flagged) {
             let key = keys.value(of_key.first_row as usize);
             match self.cache.lookup(of_key.hash, key) {
                 Some(slot) => {
@@ -291,6 +366,29 @@ impl Top1Ranker {
         entries.sort_unstable_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
         self.column_family.put_all(entries.iter().map(|&(key, value, end)| (&buffer[key..value], &buffer[value..end])))
     }
+}
+
+/// Reads the winners of the keys `misses` (indexes into `distinct`) with one multi-get and sets
+/// them; an expired winner is none.
+fn read_winners<'a>(
+    column_family: &'a StateColumnFamily,
+    config: &Top1Config,
+    keys: &BinaryArray,
+    distinct: &mut [KeyOfBatch],
+    misses: &[u32],
+    now: i64,
+) -> Result<Vec<Option<StoredValue<'a>>>> {
+    let stored = read_values(
+        column_family,
+        config.format(),
+        &config.layout,
+        misses.iter().map(|&k| (distinct[k as usize].key_group, keys.value(distinct[k as usize].first_row as usize))),
+    )?;
+    for (index, (&key, winner)) in misses.iter().zip(&stored).enumerate() {
+        let expired = winner.as_ref().is_none_or(|w| config.format().expired(w.written_at, now));
+        distinct[key as usize].winner = if expired { Winner::None } else { Winner::Stored(index as u32) };
+    }
+    Ok(stored)
 }
 
 fn update_cache(
@@ -479,6 +577,57 @@ mod tests {
             let expired = ranker.rank(&batch(&[(1, 7)]), 1_100).unwrap();
             assert_eq!(decisions(&expired), vec![(FIRST, -1, None)], "cache of {cache_bytes} bytes");
         }
+    }
+
+    fn state_key_of(ranker: &Top1Ranker, k: i64) -> Vec<u8> {
+        let mut state_key = Vec::new();
+        let key_group = ranker.config.layout.key_group(row_hash(&key(k)).unwrap()).unwrap();
+        ranker.config.layout.write_state_key(&mut state_key, key_group, &key(k));
+        state_key
+    }
+
+    fn taken(result: &StructArray) -> Vec<Option<Vec<u8>>> {
+        let winners = result.column(0).as_any().downcast_ref::<BinaryArray>().unwrap();
+        (0..winners.len()).map(|i| (!winners.is_null(i)).then(|| winners.value(i).to_vec())).collect()
+    }
+
+    #[test]
+    fn winners_taken_on_their_timers_leave_the_state_and_flag_their_keys_until_the_flags_expire() {
+        for cache_bytes in [1 << 20, 0] {
+            let dir = TempDir::new();
+            let ranker =
+                ranker_with(&dir, cache_bytes, None, by_v_descending(), Replacement::StrictlyFirst, KeptValue::Row)
+                    .unwrap();
+            let store = ranker.column_family.store().clone();
+            let flags = StateColumnFamily::open(&store, "already-emitted-state-boolean").unwrap();
+            let mut ranker = ranker.guarded_by(EmittedGuard::new(flags.clone(), Some(100))).unwrap();
+            let ranked = ranker.rank(&batch(&[(1, 5), (1, 9), (2, 1)]), 1_000).unwrap();
+            assert_eq!(decisions(&ranked), vec![(FIRST, -1, None), (REPLACED, 0, None), (FIRST, -1, None)]);
+
+            let fired = ranker.take_winners(&batch(&[(1, 0), (3, 0), (1, 0)]), 1_010).unwrap();
+            assert_eq!(taken(&fired), vec![Some(row(1, 9)), None, None], "cache of {cache_bytes} bytes");
+            assert!(ranker.column_family.get(&state_key_of(&ranker, 1)).unwrap().is_none(), "the winner is gone");
+            let mut flag = 1_010i64.to_be_bytes().to_vec();
+            flag.push(1);
+            assert_eq!(&*flags.get(&state_key_of(&ranker, 1)).unwrap().unwrap(), &flag[..], "TtlValue(true)");
+            assert!(flags.get(&state_key_of(&ranker, 2)).unwrap().is_none(), "key 2 did not fire");
+
+            let later = ranker.rank(&batch(&[(1, 20), (2, 3)]), 1_109).unwrap();
+            assert_eq!(decisions(&later), vec![(REJECTED, -1, None), (REPLACED, -1, Some(row(2, 1)))]);
+            let expired = ranker.rank(&batch(&[(1, 20)]), 1_110).unwrap();
+            assert_eq!(decisions(&expired), vec![(FIRST, -1, None)], "the flag expired");
+        }
+    }
+
+    #[test]
+    fn only_a_ranker_of_rows_waits_for_timers() {
+        let dir = TempDir::new();
+        let flagging = ranker_with(&dir, 0, None, no_order(), Replacement::StrictlyFirst, KeptValue::SeenFlag).unwrap();
+        let flags = StateColumnFamily::open(flagging.column_family.store(), "flags").unwrap();
+        assert!(flagging.guarded_by(EmittedGuard::new(flags, None)).is_err());
+        let other = TempDir::new();
+        let mut unguarded = ranker(&other, 0, None);
+        assert!(unguarded.take_winners(&batch(&[(1, 0)]), 0).is_err());
     }
 
     #[test]

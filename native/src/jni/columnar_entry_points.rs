@@ -14,6 +14,7 @@ use jni::JNIEnv;
 use super::guard::{call, CallResult};
 use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, Top1RankerHandle};
 use crate::columnar::batch_keys;
+use crate::columnar::emitted_guard::EmittedGuard;
 use crate::columnar::key_groups::KeyGroupLayout;
 use crate::columnar::sort_key::{FieldType, SortField, SortKey};
 use crate::columnar::top1::{self, KeptValue, Replacement, Top1Config, Top1Ranker};
@@ -190,8 +191,10 @@ fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<So
 }
 
 /// Opens a ranker over the state in `column_family`, reserving its memory with
-/// [`reserve_kernel_memory`]. `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct
-/// buffer of three native-order longs the ranker keeps its statistics in.
+/// [`reserve_kernel_memory`]. `ttl_millis` of 0 or less means no TTL. A non-zero
+/// `emitted_column_family` holds the emitted flags (TTL `emitted_ttl_millis`, likewise) of a
+/// ranker whose winners wait for timers. `stats_buffer` is a direct buffer of three native-order
+/// longs the ranker keeps its statistics in.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openTop1Ranker(
@@ -206,6 +209,8 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     cache_bytes: jlong,
     batch_memory_bytes: jlong,
     ttl_millis: jlong,
+    emitted_column_family: jlong,
+    emitted_ttl_millis: jlong,
     key_group_prefix_bytes: jint,
     max_parallelism: jint,
     first_key_group: jint,
@@ -228,7 +233,12 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             layout,
         };
         let (reservation, cache) = reserve_kernel_memory(&column_family, cache_bytes, batch_memory_bytes);
-        let ranker = Top1Ranker::new(column_family, config, cache, reservation)?;
+        let mut ranker = Top1Ranker::new(column_family, config, cache, reservation)?;
+        if emitted_column_family != 0 {
+            let flags = unsafe { borrow::<ColumnFamilyHandle>(emitted_column_family)? }.clone();
+            ranker =
+                ranker.guarded_by(EmittedGuard::new(flags, (emitted_ttl_millis > 0).then_some(emitted_ttl_millis)))?;
+        }
         Ok(into_handle::<Top1RankerHandle>(WithStats::new(env, ranker, &stats_buffer)?))
     })
 }
@@ -249,6 +259,27 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rank
         let batch = import_batch(batch_array)?;
         let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
         let result = ranker.kernel.rank(&batch, now_millis)?;
+        ranker.publish_stats();
+        Ok(export_result(result, result_array, result_schema)?)
+    })
+}
+
+/// Takes the winners of the fired timers in the batch exported at `batch_array` (see
+/// `Top1Ranker::take_winners`) and exports them into `result_array` and `result_schema`.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_takeTop1Winners(
+    mut env: JNIEnv,
+    _class: JClass,
+    ranker: jlong,
+    batch_array: jlong,
+    result_array: jlong,
+    result_schema: jlong,
+    now_millis: jlong,
+) {
+    call(&mut env, (), |_| {
+        let batch = import_batch(batch_array)?;
+        let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
+        let result = ranker.kernel.take_winners(&batch, now_millis)?;
         ranker.publish_stats();
         Ok(export_result(result, result_array, result_schema)?)
     })

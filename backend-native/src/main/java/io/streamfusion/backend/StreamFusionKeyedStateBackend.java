@@ -547,7 +547,10 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     @Override
     public Top1Ranker openTop1Ranker(
-            ValueStateDescriptor<?> winnerState, Top1RankerSpec spec, long batchSchemaAddress)
+            ValueStateDescriptor<?> winnerState,
+            @Nullable ValueStateDescriptor<Boolean> emittedFlags,
+            Top1RankerSpec spec,
+            long batchSchemaAddress)
             throws Exception {
         checkRowDataSerializer("key", keySerializer);
         // Registers the state as getState would, which also initializes its serializer.
@@ -555,18 +558,25 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         String value = "value of state '" + winnerState.getName() + "'";
         if (spec.keepsRows()) {
             checkRowDataSerializer(value, winnerState.getSerializer());
-        } else if (!(winnerState.getSerializer() instanceof BooleanSerializer)) {
-            throw new UnsupportedOperationException(
-                    "A columnar kernel that keeps seen flags needs the "
-                            + value
-                            + " serialized by Flink's BooleanSerializer, not "
-                            + winnerState.getSerializer().getClass().getName());
+        } else {
+            checkBooleanSerializer(value, winnerState.getSerializer());
+        }
+        NativeColumnFamily flags = null;
+        if (emittedFlags != null) {
+            getPartitionedState(
+                    VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, emittedFlags);
+            checkBooleanSerializer(
+                    "value of state '" + emittedFlags.getName() + "'",
+                    emittedFlags.getSerializer());
+            flags = kvStateInformation.get(emittedFlags.getName()).columnFamily();
         }
         RegisteredColumnFamily registered = kvStateInformation.get(winnerState.getName());
         Top1Ranker ranker =
                 Top1RankerFactory.open(
                         registered.columnFamily(),
                         winnerState,
+                        flags,
+                        emittedFlags,
                         spec,
                         kernelContext(),
                         batchSchemaAddress);
@@ -642,6 +652,16 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                     "A columnar kernel needs the "
                             + what
                             + " serialized by Flink's RowDataSerializer, not "
+                            + serializer.getClass().getName());
+        }
+    }
+
+    private static void checkBooleanSerializer(String what, TypeSerializer<?> serializer) {
+        if (!(serializer instanceof BooleanSerializer)) {
+            throw new UnsupportedOperationException(
+                    "A columnar kernel that keeps seen flags needs the "
+                            + what
+                            + " serialized by Flink's BooleanSerializer, not "
                             + serializer.getClass().getName());
         }
     }

@@ -23,8 +23,23 @@ public interface ColumnarKeyedStateBackend {
      * @param batchSchemaAddress the address of an Arrow C Data Interface {@code ArrowSchema}
      *     holding {@link Top1Ranker#BATCH_SCHEMA}'s layout; the ranker checks it and releases it
      */
-    Top1Ranker openTop1Ranker(
+    default Top1Ranker openTop1Ranker(
             ValueStateDescriptor<?> winnerState, Top1RankerSpec spec, long batchSchemaAddress)
+            throws Exception {
+        return openTop1Ranker(winnerState, null, spec, batchSchemaAddress);
+    }
+
+    /**
+     * Opens a Top-1 ranker as above; with {@code emittedFlags}, its winners wait for their timers
+     * (see {@link Top1Ranker#takeWinners}) and the keys whose winner was emitted are flagged in
+     * that state, registered as {@code getState} would register it. Its values must be {@code
+     * Boolean}s written by Flink's {@code BooleanSerializer}.
+     */
+    Top1Ranker openTop1Ranker(
+            ValueStateDescriptor<?> winnerState,
+            @Nullable ValueStateDescriptor<Boolean> emittedFlags,
+            Top1RankerSpec spec,
+            long batchSchemaAddress)
             throws Exception;
 
     /**

@@ -13,6 +13,11 @@ package io.streamfusion.api.columnar;
  * #REPLACED}), {@code replaced_row} (int32: the batch position of the replaced winner when it came
  * from the same batch, else -1) and {@code replaced_bytes} (binary, null unless the replaced winner
  * came from state and the spec asks for replaced winners).
+ *
+ * <p>A ranker opened with emitted flags keeps its winners until their event-time timers fire, as
+ * Flink's row-time keep-first deduplication with insert-only output does: it rejects the rows of a
+ * key whose winner was emitted (until that key's flag expires), and {@link #takeWinners} takes the
+ * winners of fired timers out of the state and flags their keys.
  */
 public interface Top1Ranker extends AutoCloseable {
 
@@ -43,6 +48,20 @@ public interface Top1Ranker extends AutoCloseable {
      * @param resultSchemaAddress an empty {@code ArrowSchema} the result's schema is exported into
      */
     void rank(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
+
+    /**
+     * Takes the winners of the keys of one batch of fired timers (a batch like a ranked one, whose
+     * rows are ignored) out of the state and the cache, and flags those keys as emitted, in one
+     * write batch. The result is a struct array with one entry per row: {@code winner} (binary: the
+     * key's winner at the key's first row in the batch; null at its later rows, or if the key has
+     * no winner). Only a ranker opened with emitted flags takes winners.
+     *
+     * @param batchArrayAddress an exported {@code ArrowArray} of the batch; taken over and released
+     *     exactly once, also when the call fails
+     * @param resultArrayAddress an empty {@code ArrowArray} the result is exported into
+     * @param resultSchemaAddress an empty {@code ArrowSchema} the result's schema is exported into
+     */
+    void takeWinners(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
 
     /**
      * Lookups the ranker's cache answered since it was opened, as of its last batch. Safe to call

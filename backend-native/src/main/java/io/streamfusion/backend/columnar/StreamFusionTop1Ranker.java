@@ -30,6 +30,16 @@ final class StreamFusionTop1Ranker implements Top1Ranker {
     }
 
     @Override
+    public void takeWinners(
+            long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress) {
+        ranker.takeWinners(
+                batchArrayAddress,
+                resultArrayAddress,
+                resultSchemaAddress,
+                ttlClock.currentTimestamp());
+    }
+
+    @Override
     public long cacheHits() {
         return ranker.cacheHits();
     }

@@ -10,6 +10,8 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 /**
  * Opens native Top-1 rankers over a registered winner state, with the TTL semantics the state's
  * descriptor asks for. Only the TTL that Flink's SQL operators use is supported natively:
@@ -24,17 +26,28 @@ public final class Top1RankerFactory {
     public static Top1Ranker open(
             NativeColumnFamily columnFamily,
             ValueStateDescriptor<?> winnerState,
+            @Nullable NativeColumnFamily emittedFlags,
+            @Nullable ValueStateDescriptor<Boolean> emittedState,
             Top1RankerSpec spec,
             ColumnarKernelContext context,
             long batchSchemaAddress) {
         long ttlMillis =
                 SqlOperatorTtl.millis(
                         winnerState.getTtlConfig(), winnerState.getName(), "Top-1 ranker");
+        long emittedTtlMillis =
+                emittedState == null
+                        ? 0
+                        : SqlOperatorTtl.millis(
+                                emittedState.getTtlConfig(),
+                                emittedState.getName(),
+                                "Top-1 ranker");
         NativeTop1Ranker ranker =
                 NativeTop1Ranker.open(
                         columnFamily,
                         spec,
                         ttlMillis,
+                        emittedFlags,
+                        emittedTtlMillis,
                         context.keyGroupPrefixBytes(),
                         context.numberOfKeyGroups(),
                         context.keyGroupRange().getStartKeyGroup(),

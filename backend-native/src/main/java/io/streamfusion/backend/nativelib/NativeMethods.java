@@ -98,6 +98,8 @@ final class NativeMethods {
             long cacheBytes,
             long batchMemoryBytes,
             long ttlMillis,
+            long emittedColumnFamily,
+            long emittedTtlMillis,
             int keyGroupPrefixBytes,
             int maxParallelism,
             int firstKeyGroup,
@@ -106,6 +108,13 @@ final class NativeMethods {
             ByteBuffer statsBuffer);
 
     static native void rankTop1Batch(
+            long ranker,
+            long batchArrayAddress,
+            long resultArrayAddress,
+            long resultSchemaAddress,
+            long nowMillis);
+
+    static native void takeTop1Winners(
             long ranker,
             long batchArrayAddress,
             long resultArrayAddress,

@@ -3,6 +3,8 @@ package io.streamfusion.backend.nativelib;
 import io.streamfusion.api.columnar.SortField;
 import io.streamfusion.api.columnar.Top1RankerSpec;
 
+import javax.annotation.Nullable;
+
 /**
  * The native Top-1 ranker of one operator instance (native/src/columnar/top1.rs), over the column
  * family of its winner state. It holds its own reference to the store, and its share of the slot
@@ -18,12 +20,16 @@ public final class NativeTop1Ranker extends NativeCachingKernel {
      * Opens a ranker.
      *
      * @param ttlMillis the state's time-to-live, or 0 for none
+     * @param emittedFlags the emitted flags of a ranker whose winners wait for timers, or null
+     * @param emittedTtlMillis the flags' time-to-live, or 0 for none
      * @param batchSchemaAddress an exported {@code ArrowSchema} of the batches; released here
      */
     public static NativeTop1Ranker open(
             NativeColumnFamily columnFamily,
             Top1RankerSpec spec,
             long ttlMillis,
+            @Nullable NativeColumnFamily emittedFlags,
+            long emittedTtlMillis,
             int keyGroupPrefixBytes,
             int maxParallelism,
             int firstKeyGroup,
@@ -49,6 +55,8 @@ public final class NativeTop1Ranker extends NativeCachingKernel {
                         spec.cacheBytes(),
                         spec.batchMemoryBytes(),
                         ttlMillis,
+                        emittedFlags == null ? 0 : emittedFlags.handle(),
+                        emittedTtlMillis,
                         keyGroupPrefixBytes,
                         maxParallelism,
                         firstKeyGroup,
@@ -62,6 +70,13 @@ public final class NativeTop1Ranker extends NativeCachingKernel {
     public void rank(
             long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress, long now) {
         NativeMethods.rankTop1Batch(
+                handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
+    }
+
+    /** Takes the winners of one exported batch of fired timers (see {@code Top1Ranker}). */
+    public void takeWinners(
+            long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress, long now) {
+        NativeMethods.takeTop1Winners(
                 handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
     }
 

@@ -221,15 +221,20 @@ public final class SqlJobBenchmark {
                 .forEach(
                         (key, value) ->
                                 tables.getConfig().getConfiguration().setString(key, value));
-        tables.createTemporaryView(
-                "src",
-                env.fromSource(source, WatermarkStrategy.noWatermarks(), "generated rows"),
+        Schema.Builder schema =
                 Schema.newBuilder()
                         .column("g", DataTypes.BIGINT())
                         .column("k", DataTypes.BIGINT())
                         .column("v", DataTypes.BIGINT())
-                        .column("payload", workload.payloadType())
-                        .build());
+                        .column("payload", workload.payloadType());
+        if (workload.rowTime()) {
+            schema.columnByExpression("rt", "TO_TIMESTAMP_LTZ(v, 3)")
+                    .watermark("rt", "rt - INTERVAL '1' SECOND");
+        }
+        tables.createTemporaryView(
+                "src",
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "generated rows"),
+                schema.build());
         tables.executeSql(workload.sinkDdl());
         return tables;
     }

@@ -11,6 +11,8 @@ import java.util.Map;
  *     for it) rather than over Flink's net job runtime
  * @param payloadType the SQL type the source declares for {@code payload}; a declared length the
  *     values exceed gives a sink's length constraint something to trim
+ * @param rowTime whether the source declares the row-time attribute {@code rt}, {@code v} read as
+ *     epoch milliseconds, with a watermark one second behind it
  */
 public record SqlWorkload(
         String suite,
@@ -24,7 +26,8 @@ public record SqlWorkload(
         String sinkDdl,
         String insertSql,
         Map<String, String> tableOptions,
-        String payloadType) {
+        String payloadType,
+        boolean rowTime) {
 
     /** A workload whose source declares {@code payload} as {@code STRING}. */
     public SqlWorkload(
@@ -51,7 +54,38 @@ public record SqlWorkload(
                 sinkDdl,
                 insertSql,
                 tableOptions,
-                "STRING");
+                "STRING",
+                false);
+    }
+
+    /** A workload without a row-time attribute. */
+    public SqlWorkload(
+            String suite,
+            String caseName,
+            long keys,
+            long groups,
+            int payloadChars,
+            boolean improving,
+            long rows,
+            boolean startupIncluded,
+            String sinkDdl,
+            String insertSql,
+            Map<String, String> tableOptions,
+            String payloadType) {
+        this(
+                suite,
+                caseName,
+                keys,
+                groups,
+                payloadChars,
+                improving,
+                rows,
+                startupIncluded,
+                sinkDdl,
+                insertSql,
+                tableOptions,
+                payloadType,
+                false);
     }
 
     public boolean bounded() {

@@ -246,8 +246,34 @@ public final class SqlWorkloads {
                             "DESC",
                             0,
                             MINI_BATCH));
+            cases.add(rowTimeKeepFirstCase(keys));
         }
         return cases;
+    }
+
+    /**
+     * Keep-first on row time into an append sink, which Flink runs with an event-time timer per
+     * key: row {@code i} has row time {@code i} ms, so each key's first row waits a second of row
+     * time for the watermark, is emitted, and every later row of the key is dropped by its emitted
+     * flag.
+     */
+    private static SqlWorkload rowTimeKeepFirstCase(long keys) {
+        return new SqlWorkload(
+                DEDUP,
+                String.format("row-time keep-first keys=%d payload=8 sustained", keys),
+                keys,
+                keys,
+                8,
+                true,
+                0,
+                true,
+                "CREATE TABLE sink (k BIGINT, v BIGINT, payload STRING) WITH ('connector' = 'blackhole')",
+                "INSERT INTO sink SELECT k, v, payload FROM ("
+                        + "SELECT k, v, payload, ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt ASC)"
+                        + " AS rn FROM src) WHERE rn = 1",
+                Map.of(),
+                "STRING",
+                true);
     }
 
     private static SqlWorkload dedupCase(String name, long keys, String order, long rows) {

@@ -32,12 +32,14 @@ class SqlWorkloadsTest {
     }
 
     @Test
-    void dedupWorkloadsKeepARowOnProcessingTime() {
+    void dedupWorkloadsKeepARowOnTheirTimeAttribute() {
         for (SqlWorkload workload : SqlWorkloads.of(SqlWorkloads.DEDUP, true)) {
             String plan = SqlJobBenchmark.explain(workload);
-            String keep = workload.caseName().startsWith("keep-last") ? "LastRow" : "FirstRow";
+            String keep = workload.caseName().contains("keep-last") ? "LastRow" : "FirstRow";
+            String order = workload.rowTime() ? "ROWTIME" : "PROCTIME";
             assertTrue(
-                    plan.contains("Deduplicate(keep=[" + keep + "], key=[k], order=[PROCTIME]"),
+                    plan.contains(
+                            "Deduplicate(keep=[" + keep + "], key=[k], order=[" + order + "]"),
                     workload.caseName() + ":\n" + plan);
         }
     }

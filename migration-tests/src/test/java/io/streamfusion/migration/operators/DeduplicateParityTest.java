@@ -29,12 +29,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The columnar deduplication against Flink's {@code ProcTimeDeduplicateKeepLastRowFunction}, {@code
- * ProcTimeDeduplicateKeepFirstRowFunction} and {@code RowTimeDeduplicateFunction}, in SQL jobs on a
- * MiniCluster: for every shape of {@link DeduplicateShapes}, the layer on must produce the
- * changelog of the layer off, record by record and in order, straight through, across a checkpoint
- * and restore, across rescaling 1 -> 2 -> 1, and while switching the layer on -> off -> on through
- * savepoints. The deduplications the layer does not support keep Flink's operator, with their
- * reason.
+ * ProcTimeDeduplicateKeepFirstRowFunction}, {@code RowTimeDeduplicateFunction} and the timer-driven
+ * {@code RowTimeDeduplicateKeepFirstRowFunction}, in SQL jobs on a MiniCluster: for every shape of
+ * {@link DeduplicateShapes}, the layer on must produce the changelog of the layer off, record by
+ * record and in order, straight through, across a checkpoint and restore, across rescaling 1 -> 2
+ * -> 1, and while switching the layer on -> off -> on through savepoints. The deduplications the
+ * layer does not support keep Flink's operator, with their reason.
  */
 class DeduplicateParityTest {
 
@@ -52,6 +52,34 @@ class DeduplicateParityTest {
     void theLayerReproducesFlinksChangelog(Shape shape, @InjectMiniCluster MiniCluster miniCluster)
             throws Exception {
         new ParityHarness(miniCluster, dir).assertSameEverywhere(shape);
+    }
+
+    static List<Shape> rowTimeKeepFirstShapes() {
+        return DeduplicateShapes.rowTimeKeepFirst();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rowTimeKeepFirstShapes")
+    void theLayerReproducesFlinksTimerDrivenKeepFirst(
+            Shape shape, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        new ParityHarness(miniCluster, dir).assertSameAtParallelismOne(shape);
+    }
+
+    @Test
+    void timersOfWaitingKeepFirstRowsMoveWithRescaling(@InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
+        new ParityHarness(miniCluster, dir)
+                .assertSameEverywhere(DeduplicateShapes.rowTimeKeepFirstFiringAtTheEnd());
+    }
+
+    @Test
+    void rowTimeKeepFirstIntoAnAppendSinkIsTheTimerDrivenFunction() {
+        String insert =
+                "INSERT INTO sink SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY rt ASC) AS rn FROM src) WHERE rn = 1";
+        SubstitutionOutcome dedup = deduplicationIn(insert, Map.of());
+        assertEquals("RowTimeDeduplicateKeepFirstRowFunction", dedup.flinkOperator());
+        assertEquals("RowTimeKeepFirstOperator", dedup.replacement());
     }
 
     static List<Shape> miniBatchShapes() {
@@ -83,7 +111,6 @@ class DeduplicateParityTest {
         String keepLast =
                 "INSERT INTO sink SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC)"
                         + " AS rn FROM src) WHERE rn = 1";
-        String keepFirst = keepLast.replace("pt DESC", "pt ASC");
         assertKept(
                 keepLast.replace("pt DESC", "rt DESC"),
                 Map.of(
@@ -100,11 +127,6 @@ class DeduplicateParityTest {
                 "AsyncStateRowTimeDeduplicateFunction",
                 "async state");
         assertKept(
-                keepFirst.replace("pt ASC", "rt ASC"),
-                Map.of(),
-                "RowTimeDeduplicateKeepFirstRowFunction",
-                "timer");
-        assertKept(
                 keepLast.replace("sink", "upsert_sink"),
                 Map.of("table.exec.deduplicate.insert-update-after-sensitive-enabled", "false"),
                 "ProcTimeDeduplicateKeepLastRowFunction",
@@ -113,6 +135,16 @@ class DeduplicateParityTest {
 
     private static void assertKept(
             String insert, Map<String, String> options, String flinkOperator, String reason) {
+        SubstitutionOutcome dedup = deduplicationIn(insert, options);
+        if (flinkOperator != null) {
+            assertEquals(flinkOperator, dedup.flinkOperator(), dedup.toString());
+        }
+        assertNull(dedup.replacement(), dedup.toString());
+        assertTrue(dedup.reason().contains(reason), dedup.toString());
+    }
+
+    /** What the layer decided for the deduplication of {@code insert}, explained, not run. */
+    private static SubstitutionOutcome deduplicationIn(String insert, Map<String, String> options) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
         tables.getConfig().set(OperatorOptions.ENABLED, true);
@@ -134,15 +166,9 @@ class DeduplicateParityTest {
                             + ")");
         }
         SubstitutionReport report = StreamFusionOperators.explain(env, tables, insert);
-        SubstitutionOutcome dedup =
-                report.outcomes().stream()
-                        .filter(outcome -> outcome.nodeName().startsWith("Deduplicate["))
-                        .findFirst()
-                        .orElseThrow(() -> new AssertionError("no deduplication in " + report));
-        if (flinkOperator != null) {
-            assertEquals(flinkOperator, dedup.flinkOperator(), report.toString());
-        }
-        assertNull(dedup.replacement(), report.toString());
-        assertTrue(dedup.reason().contains(reason), report.toString());
+        return report.outcomes().stream()
+                .filter(outcome -> outcome.nodeName().startsWith("Deduplicate["))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no deduplication in " + report));
     }
 }

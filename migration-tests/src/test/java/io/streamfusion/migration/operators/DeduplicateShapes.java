@@ -6,6 +6,7 @@ import org.apache.flink.types.Row;
 
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -177,21 +178,91 @@ final class DeduplicateShapes {
      */
     private static ParityHarness.Shape rowTime(
             String name, boolean upsertSink, Map<String, String> options) {
+        return rowTime(name, "ts DESC", rowsWithRowTimes(), upsertSink, options);
+    }
+
+    /**
+     * Row-time keep-first into an append sink, which Flink runs as {@code
+     * RowTimeDeduplicateKeepFirstRowFunction}: each key's earliest row, emitted when the watermark
+     * passes it. With a watermark one second behind, rows arrive late (and are dropped), keys are
+     * emitted while the input runs (and their later rows ignored), and a key's waiting row is
+     * replaced by an earlier one before its timer fires; with a watermark a day behind, no row is
+     * late and every timer fires at the end of the input, so rescaling moves waiting timers.
+     */
+    static List<ParityHarness.Shape> rowTimeKeepFirst() {
+        return List.of(
+                rowTimeKeepFirst(
+                        "row time keep-first, watermark 1 s behind", "1' SECOND", Map.of()),
+                rowTimeKeepFirst(
+                        "row time keep-first, watermark 1 s behind, ttl 1 h, batches of 3, no cache",
+                        "1' SECOND",
+                        Map.of(
+                                "table.exec.state.ttl",
+                                "1 h",
+                                "streamfusion.operators.batch-rows",
+                                "3",
+                                "streamfusion.operators.cache-size",
+                                "0")));
+    }
+
+    /** The row-time keep-first shape whose timers all fire at the end of the input. */
+    static ParityHarness.Shape rowTimeKeepFirstFiringAtTheEnd() {
+        return rowTimeKeepFirst(
+                "row time keep-first, watermark a day behind, batches of 7",
+                "1' DAY",
+                Map.of("streamfusion.operators.batch-rows", "7"));
+    }
+
+    private static ParityHarness.Shape rowTimeKeepFirst(
+            String name, String watermarkDelay, Map<String, String> options) {
+        Map<String, String> withWatermark = new HashMap<>(options);
+        withWatermark.put(ParityHarness.WATERMARK, "ts - INTERVAL '" + watermarkDelay);
+        return rowTime(name, "ts ASC", rowsWithRisingRowTimes(), false, withWatermark);
+    }
+
+    private static ParityHarness.Shape rowTime(
+            String name,
+            String order,
+            List<Row> rows,
+            boolean upsertSink,
+            Map<String, String> options) {
         return new ParityHarness.Shape(
                 name,
                 new String[] {"k", "k2", "v", "p", ParityHarness.ROWTIME_SOURCE_COLUMN},
                 new TypeInformation<?>[] {
                     Types.INT, Types.STRING, Types.LONG, Types.INT, Types.LOCAL_DATE_TIME
                 },
-                rowsWithRowTimes(),
+                rows,
                 "SELECT k, k2, v, p, ts FROM scripted",
                 "k INT, k2 STRING, v BIGINT, p INT"
                         + (upsertSink ? ", PRIMARY KEY (k) NOT ENFORCED" : ""),
                 upsertSink,
                 "INSERT INTO sink SELECT k, k2, v, p FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
-                        + " ORDER BY ts DESC) AS rn FROM src) WHERE rn = 1",
+                        + " ORDER BY "
+                        + order
+                        + ") AS rn FROM src) WHERE rn = 1",
                 options,
                 0);
+    }
+
+    /**
+     * Row times that rise by 40 ms a row, each up to 3 s early, from 7 s after the epoch: Flink's
+     * watermark assigner starts at 0, so a row time before it would be late from the start.
+     */
+    private static List<Row> rowsWithRisingRowTimes() {
+        Random random = new Random(13);
+        LocalDateTime start = LocalDateTime.of(1970, 1, 1, 0, 0, 10);
+        List<Row> rows = new ArrayList<>();
+        for (Row row : rows()) {
+            int p = (Integer) row.getField(3);
+            long millis = p * 40L - random.nextInt(3000);
+            rows.add(withRowTime(row, start.plusNanos(millis * 1_000_000L)));
+        }
+        return rows;
+    }
+
+    private static Row withRowTime(Row row, LocalDateTime rowTime) {
+        return Row.of(row.getField(0), row.getField(1), row.getField(2), row.getField(3), rowTime);
     }
 
     private static List<Row> rowsWithRowTimes() {
@@ -202,13 +273,7 @@ final class DeduplicateShapes {
                     LocalDateTime.of(1969, 12, 31, 23, 59, 50)
                             .plusSeconds(random.nextInt(20))
                             .plusNanos(random.nextInt(2) * 1_000_000L);
-            rows.add(
-                    Row.of(
-                            row.getField(0),
-                            row.getField(1),
-                            row.getField(2),
-                            row.getField(3),
-                            rowTime));
+            rows.add(withRowTime(row, rowTime));
         }
         return rows;
     }

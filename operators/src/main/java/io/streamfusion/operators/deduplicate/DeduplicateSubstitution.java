@@ -5,6 +5,7 @@ import io.streamfusion.api.columnar.SortField;
 import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.rank.Top1KernelSpec;
+import io.streamfusion.operators.substitution.FlinkFields;
 import io.streamfusion.operators.substitution.FlinkOperators;
 import io.streamfusion.operators.substitution.NodeSubstitution;
 
@@ -22,6 +23,7 @@ import org.apache.flink.table.runtime.operators.deduplicate.RowTimeMiniBatchDedu
 import org.apache.flink.table.runtime.operators.deduplicate.RowTimeMiniBatchLatestChangeDeduplicateFunction;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.runtime.util.StateConfigUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 import org.apache.flink.types.RowKind;
@@ -31,9 +33,10 @@ import javax.annotation.Nullable;
 import java.util.List;
 
 /**
- * Replaces Flink's keep-last deduplication on processing time ({@code
- * ProcTimeDeduplicateKeepLastRowFunction} over insert-only input) with {@link DeduplicateOperator};
- * keeps every other deduplication, naming why.
+ * Replaces Flink's deduplications over insert-only input with {@link DeduplicateOperator} (keep
+ * first or last, on processing or row time, with or without a count-triggered mini-batch), and the
+ * row-time keep-first one with insert-only output, which waits for event-time timers, with {@link
+ * RowTimeKeepFirstOperator}; keeps every other deduplication, naming why.
  */
 public final class DeduplicateSubstitution implements NodeSubstitution {
 
@@ -56,6 +59,10 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
 
     @Override
     public Decision decide(StreamNode node, OperatorConfig config) throws Exception {
+        if (FlinkOperators.functionOf(node)
+                instanceof RowTimeDeduplicateKeepFirstRowFunction keepFirst) {
+            return keepFirstOnRowTimeInsertOnly(node, keepFirst, config);
+        }
         FlinkDeduplication flink = FlinkDeduplication.of(node);
         if (flink == null) {
             Function function = FlinkOperators.functionOf(node);
@@ -137,16 +144,54 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                 new DeduplicateOperatorSpec(kernel, RowKind.INSERT, flink.miniBatch()));
     }
 
+    /**
+     * Flink emits each key's earliest row once, when an event-time timer at its row time fires; the
+     * replacement keeps Flink's states and timers.
+     */
+    private static Decision keepFirstOnRowTimeInsertOnly(
+            StreamNode node,
+            RowTimeDeduplicateKeepFirstRowFunction function,
+            OperatorConfig config) {
+        Class<RowTimeDeduplicateKeepFirstRowFunction> type =
+                RowTimeDeduplicateKeepFirstRowFunction.class;
+        InternalTypeInfo<RowData> rowType = FlinkFields.read(function, type, "typeInfo");
+        int rowtimeIndex = FlinkFields.read(function, type, "rowtimeIndex");
+        long retention = FlinkFields.read(function, type, "stateRetentionTime");
+        String rowtimeProblem = rowtimeProblem(rowType, rowtimeIndex);
+        if (rowtimeProblem != null) {
+            return Decision.keep(rowtimeProblem);
+        }
+        if (!(node.getStateKeySerializer() instanceof RowDataSerializer)) {
+            return Decision.keep("its key serializer is " + node.getStateKeySerializer());
+        }
+        RowTimeKeepFirstSpec spec =
+                new RowTimeKeepFirstSpec(
+                        rowType, rowtimeIndex, StateConfigUtil.createTtlConfig(retention));
+        return Decision.replaceNode(
+                node,
+                new RowTimeKeepFirstOperatorConstructor(spec, config),
+                "RowTimeKeepFirstOperator");
+    }
+
+    /**
+     * Why the row time cannot be read as Flink reads it, a long of milliseconds; null if it can.
+     */
+    @Nullable
+    private static String rowtimeProblem(InternalTypeInfo<RowData> rowType, int rowtimeIndex) {
+        LogicalType rowtime = rowType.toRowType().getTypeAt(rowtimeIndex);
+        if (TimestampData.isCompact(LogicalTypeChecks.getPrecision(rowtime))) {
+            return null;
+        }
+        return "its rowtime " + rowtime + " has a precision above 3, which Flink reads as a long";
+    }
+
     private static Decision onRowTime(
             StreamNode node, FlinkDeduplication flink, OperatorConfig config) {
         int rowtimeIndex = flink.field("rowtimeIndex");
         boolean keepLastRow = flink.field("keepLastRow");
-        LogicalType rowtime = inputRowType(flink).toRowType().getTypeAt(rowtimeIndex);
-        if (!TimestampData.isCompact(LogicalTypeChecks.getPrecision(rowtime))) {
-            return Decision.keep(
-                    "its rowtime "
-                            + rowtime
-                            + " has a precision above 3, which Flink reads as a long");
+        String rowtimeProblem = rowtimeProblem(inputRowType(flink), rowtimeIndex);
+        if (rowtimeProblem != null) {
+            return Decision.keep(rowtimeProblem);
         }
         // Flink keeps the later row when pre.ts <= cur.ts (keep-last; ties go to the later row),
         // and keeps the first one unless cur.ts < pre.ts (keep-first).
@@ -215,10 +260,6 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         if (name.startsWith("AsyncState")) {
             return "async state is on (table.exec.async-state.enabled), which runs Flink's async"
                     + " deduplication";
-        }
-        if (function instanceof RowTimeDeduplicateKeepFirstRowFunction) {
-            return "it keeps the first row on row time with insert-only output, which waits for"
-                    + " an event-time timer per key; not accelerated yet";
         }
         return "no columnar operator replaces " + name;
     }
