@@ -27,7 +27,7 @@ use arrow::datatypes::{DataType, Field, Fields};
 pub use super::batch_keys::batch_type;
 use super::batch_keys::{key_and_row_columns, BatchKey, BatchKeys};
 use super::binary_row::BinaryRow;
-use super::emitted_guard::EmittedGuard;
+use super::emitted_guard::{EmittedGuard, GuardedKey};
 #[cfg(test)]
 use super::key_groups::row_hash;
 use super::key_groups::KeyGroupLayout;
@@ -183,7 +183,10 @@ impl Top1Ranker {
         if self.config.kept != KeptValue::Row {
             return Err(NativeError::InvalidArgument("a ranker whose winners wait for timers must keep rows".into()));
         }
-        self.guard = Some(guard);
+        // The flags answer most rows once keys are emitted, so they get half of the cache.
+        let capacity = self.cache.capacity();
+        self.cache = WinnerCache::new(capacity - capacity / 2);
+        self.guard = Some(guard.caching(capacity / 2));
         Ok(self)
     }
 
@@ -295,23 +298,26 @@ impl Top1Ranker {
             guard.flag(&mut write, &state_key, now)?;
         }
         write.commit()?;
+        let guard = self.guard.as_mut().expect("checked above");
         for of_key in &distinct {
-            self.cache.remove(of_key.hash, keys.value(of_key.first_row as usize));
+            let key = keys.value(of_key.first_row as usize);
+            self.cache.remove(of_key.hash, key);
+            guard.flagged_in_store(of_key.hash, key, now);
         }
         let columns: Vec<ArrayRef> = vec![Arc::new(winners.finish())];
         Ok(StructArray::try_new(taken_fields(), columns, None)?)
     }
 
     /// Flags the keys whose winner was emitted on its timer, if the ranker is guarded.
-    fn flag_emitted_keys(&self, keys: &BinaryArray, distinct: &mut [KeyOfBatch], now: i64) -> Result<()> {
-        let Some(guard) = self.guard.as_ref() else {
+    fn flag_emitted_keys(&mut self, keys: &BinaryArray, distinct: &mut [KeyOfBatch], now: i64) -> Result<()> {
+        let Some(guard) = self.guard.as_mut() else {
             return Ok(());
         };
-        let flagged = guard.flagged(
-            &self.config.layout,
-            distinct.iter().map(|k| (k.key_group, keys.value(k.first_row as usize))),
-            now,
-        )?;
+        let guarded: Vec<GuardedKey> = distinct
+            .iter()
+            .map(|k| GuardedKey { key_group: k.key_group, hash: k.hash, key: keys.value(k.first_row as usize) })
+            .collect();
+        let flagged = guard.flagged(&self.config.layout, &guarded, now)?;
         for (of_key, flagged) in distinct.iter_mut().zip(flagged) {
             of_key.flagged = flagged;
         }

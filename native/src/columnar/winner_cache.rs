@@ -62,6 +62,11 @@ impl WinnerCache {
         }
     }
 
+    /// The bytes this cache may hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// The slot of `key` (whose hash is `hash`), counting a hit or a miss.
     pub fn lookup(&mut self, hash: u64, key: &[u8]) -> Option<u32> {
         let slots = &self.slots;
