@@ -68,6 +68,13 @@ impl<K: CachingKernel> WithStats<K> {
         Ok(with_stats)
     }
 
+    /// Runs `batch` on the kernel, then publishes its statistics.
+    pub(super) fn run<R>(&mut self, batch: impl FnOnce(&mut K) -> Result<R, NativeError>) -> Result<R, NativeError> {
+        let result = batch(&mut self.kernel)?;
+        self.publish_stats();
+        Ok(result)
+    }
+
     pub(super) fn publish_stats(&self) {
         let (hits, misses) = self.kernel.cache_stats();
         let values = [hits, misses, self.kernel.reserved_bytes() as u64];
@@ -133,6 +140,27 @@ pub(super) fn import_batch(batch_array: jlong) -> Result<StructArray, NativeErro
     let data = unsafe { from_ffi_and_data_type(array, batch_keys::batch_type())? };
     data.validate_full()?;
     Ok(StructArray::from(data))
+}
+
+/// The body of every per-batch entry point: runs `kernel` on the object behind `handle` with the
+/// batch exported at `batch_array`, and exports its result into `result_array` and
+/// `result_schema`. The batch is released exactly once, whatever the kernel does.
+///
+/// # Safety
+/// `handle` must be a live handle of a `T` (see [`borrow_mut`]).
+pub(super) unsafe fn run_batch<T>(
+    env: &mut JNIEnv,
+    handle: jlong,
+    batch_array: jlong,
+    result_array: jlong,
+    result_schema: jlong,
+    kernel: impl FnOnce(&mut T, &StructArray) -> Result<StructArray, NativeError>,
+) {
+    call(env, (), |_| {
+        let batch = import_batch(batch_array)?;
+        let target = unsafe { borrow_mut::<T>(handle)? };
+        Ok(export_result(kernel(target, &batch)?, result_array, result_schema)?)
+    })
 }
 
 /// Moves `result` into the empty structs Java allocated at these addresses; Java owns it then.
@@ -255,13 +283,12 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_rank
     result_schema: jlong,
     now_millis: jlong,
 ) {
-    call(&mut env, (), |_| {
-        let batch = import_batch(batch_array)?;
-        let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
-        let result = ranker.kernel.rank(&batch, now_millis)?;
-        ranker.publish_stats();
-        Ok(export_result(result, result_array, result_schema)?)
-    })
+    // SAFETY: Java passes the handle of its NativeTop1Ranker.
+    unsafe {
+        run_batch(&mut env, ranker, batch_array, result_array, result_schema, |ranker: &mut Top1RankerHandle, batch| {
+            ranker.run(|kernel| kernel.rank(batch, now_millis))
+        })
+    }
 }
 
 /// Takes the winners of the fired timers in the batch exported at `batch_array` (see
@@ -276,13 +303,12 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_take
     result_schema: jlong,
     now_millis: jlong,
 ) {
-    call(&mut env, (), |_| {
-        let batch = import_batch(batch_array)?;
-        let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
-        let result = ranker.kernel.take_winners(&batch, now_millis)?;
-        ranker.publish_stats();
-        Ok(export_result(result, result_array, result_schema)?)
-    })
+    // SAFETY: Java passes the handle of its NativeTop1Ranker.
+    unsafe {
+        run_batch(&mut env, ranker, batch_array, result_array, result_schema, |ranker: &mut Top1RankerHandle, batch| {
+            ranker.run(|kernel| kernel.take_winners(batch, now_millis))
+        })
+    }
 }
 
 #[no_mangle]

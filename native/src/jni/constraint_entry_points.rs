@@ -6,9 +6,9 @@ use jni::objects::{JClass, JIntArray};
 use jni::sys::{jint, jlong};
 use jni::JNIEnv;
 
-use super::columnar_entry_points::{check_schema, export_result, import_batch};
+use super::columnar_entry_points::{check_schema, run_batch};
 use super::guard::{call, CallResult};
-use super::handles::{borrow_mut, free, into_handle, SinkConstraintsHandle};
+use super::handles::{free, into_handle, SinkConstraintsHandle};
 use crate::columnar::batch_keys;
 use crate::columnar::constraints::{ConstraintSpec, LengthField, LengthMode, NotNullMode, SinkConstraints};
 use crate::error::NativeError;
@@ -88,12 +88,17 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_enfo
     result_array: jlong,
     result_schema: jlong,
 ) {
-    call(&mut env, (), |_| {
-        let batch = import_batch(batch_array)?;
-        let constraints = unsafe { borrow_mut::<SinkConstraintsHandle>(constraints)? };
-        let result = constraints.enforce(&batch)?;
-        Ok(export_result(result, result_array, result_schema)?)
-    })
+    // SAFETY: Java passes the handle of its NativeSinkConstraints.
+    unsafe {
+        run_batch(
+            &mut env,
+            constraints,
+            batch_array,
+            result_array,
+            result_schema,
+            |constraints: &mut SinkConstraintsHandle, batch| constraints.enforce(batch),
+        )
+    }
 }
 
 #[no_mangle]

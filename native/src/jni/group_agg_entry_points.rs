@@ -6,7 +6,7 @@ use jni::sys::{jboolean, jint, jlong, JNI_TRUE};
 use jni::JNIEnv;
 
 use super::columnar_entry_points::{
-    check_schema, export_result, import_batch, key_group_layout, reserve_kernel_memory, CachingKernel, WithStats,
+    check_schema, key_group_layout, reserve_kernel_memory, run_batch, CachingKernel, WithStats,
 };
 use super::guard::{call, CallResult};
 use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, GroupAggregatorHandle};
@@ -121,13 +121,19 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_aggr
     result_schema: jlong,
     now_millis: jlong,
 ) {
-    call(&mut env, (), |_| {
-        let batch = import_batch(batch_array)?;
-        let aggregator = unsafe { borrow_mut::<GroupAggregatorHandle>(aggregator)? };
-        let result = aggregator.kernel.aggregate(&batch, now_millis)?;
-        aggregator.publish_stats();
-        Ok(export_result(result, result_array, result_schema)?)
-    })
+    // SAFETY: Java passes the handle of its NativeGroupAggregator.
+    unsafe {
+        run_batch(
+            &mut env,
+            aggregator,
+            batch_array,
+            result_array,
+            result_schema,
+            |aggregator: &mut GroupAggregatorHandle, batch| {
+                aggregator.run(|kernel| kernel.aggregate(batch, now_millis))
+            },
+        )
+    }
 }
 
 /// Writes the accumulators the aggregator's cache holds unwritten.

@@ -5,9 +5,9 @@ use jni::objects::{JClass, JIntArray};
 use jni::sys::{jint, jlong};
 use jni::JNIEnv;
 
-use super::columnar_entry_points::{check_schema, export_result, import_batch, key_group_layout};
+use super::columnar_entry_points::{check_schema, key_group_layout, run_batch};
 use super::guard::{call, CallResult};
-use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, UpsertMaterializerHandle};
+use super::handles::{borrow, free, into_handle, ColumnFamilyHandle, UpsertMaterializerHandle};
 use crate::columnar::batch_keys;
 use crate::columnar::row_identity::RowIdentity;
 use crate::columnar::sort_key::FieldType;
@@ -107,12 +107,17 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_mate
     result_schema: jlong,
     now_millis: jlong,
 ) {
-    call(&mut env, (), |_| {
-        let batch = import_batch(batch_array)?;
-        let materializer = unsafe { borrow_mut::<UpsertMaterializerHandle>(materializer)? };
-        let result = materializer.materialize(&batch, now_millis)?;
-        Ok(export_result(result, result_array, result_schema)?)
-    })
+    // SAFETY: Java passes the handle of its NativeUpsertMaterializer.
+    unsafe {
+        run_batch(
+            &mut env,
+            materializer,
+            batch_array,
+            result_array,
+            result_schema,
+            |materializer: &mut UpsertMaterializerHandle, batch| materializer.materialize(batch, now_millis),
+        )
+    }
 }
 
 #[no_mangle]

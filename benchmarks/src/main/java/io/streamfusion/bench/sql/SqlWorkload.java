@@ -29,7 +29,7 @@ public record SqlWorkload(
         String payloadType,
         boolean rowTime) {
 
-    /** A workload whose source declares {@code payload} as {@code STRING}. */
+    /** A workload whose source declares {@code payload} as {@code STRING}, without row time. */
     public SqlWorkload(
             String suite,
             String caseName,
@@ -55,36 +55,6 @@ public record SqlWorkload(
                 insertSql,
                 tableOptions,
                 "STRING",
-                false);
-    }
-
-    /** A workload without a row-time attribute. */
-    public SqlWorkload(
-            String suite,
-            String caseName,
-            long keys,
-            long groups,
-            int payloadChars,
-            boolean improving,
-            long rows,
-            boolean startupIncluded,
-            String sinkDdl,
-            String insertSql,
-            Map<String, String> tableOptions,
-            String payloadType) {
-        this(
-                suite,
-                caseName,
-                keys,
-                groups,
-                payloadChars,
-                improving,
-                rows,
-                startupIncluded,
-                sinkDdl,
-                insertSql,
-                tableOptions,
-                payloadType,
                 false);
     }
 

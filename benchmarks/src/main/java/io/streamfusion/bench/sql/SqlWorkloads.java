@@ -386,7 +386,8 @@ public final class SqlWorkloads {
                                     "DROP",
                                     "table.exec.sink.type-length-enforcer",
                                     "TRIM_PAD"),
-                            "CHAR(5)"));
+                            "CHAR(5)",
+                            false));
             cases.add(
                     new SqlWorkload(
                             CONSTRAINTS,
@@ -405,7 +406,8 @@ public final class SqlWorkloads {
                                     "true",
                                     "table.exec.sink.type-length-enforcer",
                                     "TRIM_PAD"),
-                            "CHAR(5)"));
+                            "CHAR(5)",
+                            false));
         }
         return cases;
     }

@@ -43,13 +43,7 @@ final class AggregateShapes {
                         bigints,
                         bigintSink,
                         false,
-                        Map.of(
-                                "table.exec.state.ttl",
-                                "1 h",
-                                "streamfusion.operators.batch-rows",
-                                "3",
-                                "streamfusion.operators.cache-size",
-                                "0")));
+                        ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE));
         shapes.add(
                 byK(
                         "narrow integers wrap and truncate",
@@ -174,14 +168,7 @@ final class AggregateShapes {
                         bigintSink,
                         false,
                         ParityHarness.miniBatchOf(
-                                "1000",
-                                Map.of(
-                                        "table.exec.state.ttl",
-                                        "1 h",
-                                        "streamfusion.operators.batch-rows",
-                                        "3",
-                                        "streamfusion.operators.cache-size",
-                                        "0"))));
+                                "1000", ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE)));
         shapes.add(
                 byK(
                         "mini-batch of 7, DECIMAL",

@@ -154,13 +154,7 @@ final class DeduplicateShapes {
                 rowTime(
                         "row time keep-last, ttl 1 h, batches of 3, no cache",
                         false,
-                        Map.of(
-                                "table.exec.state.ttl",
-                                "1 h",
-                                "streamfusion.operators.batch-rows",
-                                "3",
-                                "streamfusion.operators.cache-size",
-                                "0")));
+                        ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE));
         shapes.add(
                 rowTime(
                         "row time keep-last, insert-update-after-sensitive off, upsert sink",
@@ -196,13 +190,7 @@ final class DeduplicateShapes {
                 rowTimeKeepFirst(
                         "row time keep-first, watermark 1 s behind, ttl 1 h, batches of 3, no cache",
                         "1' SECOND",
-                        Map.of(
-                                "table.exec.state.ttl",
-                                "1 h",
-                                "streamfusion.operators.batch-rows",
-                                "3",
-                                "streamfusion.operators.cache-size",
-                                "0")));
+                        ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE));
     }
 
     /** The row-time keep-first shape whose timers all fire at the end of the input. */

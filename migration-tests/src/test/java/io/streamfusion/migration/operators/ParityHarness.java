@@ -69,6 +69,20 @@ final class ParityHarness {
     static final String ROWTIME_SOURCE_COLUMN = "rt";
 
     /**
+     * Options that take a kernel to its edges: TTL on (which changes what Flink emits and writes),
+     * batches of three rows (so a key's rows straddle batches) and no cache (so every row is read
+     * from state).
+     */
+    static final Map<String, String> TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE =
+            Map.of(
+                    "table.exec.state.ttl",
+                    "1 h",
+                    "streamfusion.operators.batch-rows",
+                    "3",
+                    "streamfusion.operators.cache-size",
+                    "0");
+
+    /**
      * A shape option the harness reads, not Flink: the watermark of {@code ts} as a SQL expression.
      * Without it the watermark is {@code ts}, emitted periodically. With it, Flink's watermark
      * assigner emits every increase at once, so the rows a watermark overtakes and the timers it
