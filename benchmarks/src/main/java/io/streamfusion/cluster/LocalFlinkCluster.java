@@ -69,8 +69,43 @@ public final class LocalFlinkCluster implements AutoCloseable {
         this.restPort = restPort;
     }
 
-    /** Starts the JobManager and the TaskManagers and waits until every slot is registered. */
+    /**
+     * Starts the JobManager and the TaskManagers and waits until every slot is registered. A
+     * JobManager that exits while starting is started again, on new ports, up to {@value
+     * #STARTUP_ATTEMPTS} times: its ports are picked free but only bound later, when another
+     * process may have taken one. A JobManager that cannot start at all fails every attempt.
+     */
     public static LocalFlinkCluster start(Settings settings) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(settings);
+            } catch (JobManagerExited e) {
+                if (attempt == STARTUP_ATTEMPTS) {
+                    throw e;
+                }
+                System.err.println(
+                        "Starting again on new ports (attempt "
+                                + attempt
+                                + " of "
+                                + STARTUP_ATTEMPTS
+                                + " failed): "
+                                + e.getMessage());
+            }
+        }
+    }
+
+    private static final int STARTUP_ATTEMPTS = 3;
+
+    /** The JobManager process exited while the cluster started; the message holds its log's end. */
+    static final class JobManagerExited extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        JobManagerExited(String message) {
+            super(message);
+        }
+    }
+
+    private static LocalFlinkCluster startOnce(Settings settings) throws Exception {
         Path configDir = Files.createDirectories(settings.workDir().resolve("conf"));
         int restPort = freePort();
         LocalFlinkCluster cluster = new LocalFlinkCluster(settings, configDir, restPort);
@@ -130,11 +165,16 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 return;
             }
             if (!jobManager.isAlive()) {
-                throw new IllegalStateException(
+                throw new JobManagerExited(
                         "The JobManager exited with "
                                 + jobManager.exitValue()
-                                + "; see "
-                                + log("jobmanager"));
+                                + "; the end of "
+                                + log("jobmanager")
+                                + ":\n"
+                                + lastLines(log("jobmanager"), 15)
+                                + "\nand of its output:\n"
+                                + lastLines(
+                                        log("jobmanager").resolveSibling("jobmanager.out"), 15));
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
@@ -184,6 +224,17 @@ public final class LocalFlinkCluster implements AutoCloseable {
             count++;
         }
         return count;
+    }
+
+    /** The last {@code count} lines of a log, which a test's temporary directory will not keep. */
+    private static String lastLines(Path file, int count) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            return String.join(
+                    "\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
     }
 
     private Path log(String name) {
