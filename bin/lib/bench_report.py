@@ -80,8 +80,11 @@ SUITE_NOTES = {
                  "PROCTIME() DESC|ASC) = 1`, into a retracting blackhole sink. Keep-last: every row "
                  "replaces its key's kept row, so each emits UPDATE_BEFORE and UPDATE_AFTER. Keep-first: "
                  "every row after a key's first is dropped. `mini-batch=5000`: bundles of 5,000 rows or 1 s, "
-                 "one row per key each (Flink's bundle operator, or the layer's mirror of it). Same job "
-                 "settings and "
+                 "one row per key each (Flink's bundle operator, or the layer's mirror of it). `row-time "
+                 "keep-first`: `ORDER BY rt ASC` on row time `rt` (row i at i ms, watermark 1 s behind) "
+                 "into an append sink, Flink's timer-driven RowTimeDeduplicateKeepFirstRowFunction: each "
+                 "key's first row is emitted when the watermark passes it, every later row is dropped by "
+                 "its emitted flag. Same job settings and "
                  "`sustained`/`complete` measures as sql-top1.",
     "sql-constraints": "Flink SQL `INSERT INTO sink SELECT ... FROM src` into a blackhole sink whose only "
                        "operator between the source's projection and the sink is Flink's `ConstraintEnforcer`. "
