@@ -15,6 +15,7 @@ import io.streamfusion.api.columnar.UpsertMaterializerSpec;
 import io.streamfusion.backend.cache.DecodedValueCache;
 import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.columnar.ColumnarKernelContext;
+import io.streamfusion.backend.columnar.EmittedFlags;
 import io.streamfusion.backend.columnar.GroupAggregatorFactory;
 import io.streamfusion.backend.columnar.Top1RankerFactory;
 import io.streamfusion.backend.columnar.UpsertMaterializerFactory;
@@ -561,14 +562,17 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         } else {
             checkBooleanSerializer(value, winnerState.getSerializer());
         }
-        NativeColumnFamily flags = null;
+        EmittedFlags flags = null;
         if (emittedFlags != null) {
             getPartitionedState(
                     VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, emittedFlags);
             checkBooleanSerializer(
                     "value of state '" + emittedFlags.getName() + "'",
                     emittedFlags.getSerializer());
-            flags = kvStateInformation.get(emittedFlags.getName()).columnFamily();
+            flags =
+                    new EmittedFlags(
+                            kvStateInformation.get(emittedFlags.getName()).columnFamily(),
+                            emittedFlags);
         }
         RegisteredColumnFamily registered = kvStateInformation.get(winnerState.getName());
         Top1Ranker ranker =
@@ -576,7 +580,6 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                         registered.columnFamily(),
                         winnerState,
                         flags,
-                        emittedFlags,
                         spec,
                         kernelContext(),
                         batchSchemaAddress);

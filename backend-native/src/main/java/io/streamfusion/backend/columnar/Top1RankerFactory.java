@@ -26,8 +26,7 @@ public final class Top1RankerFactory {
     public static Top1Ranker open(
             NativeColumnFamily columnFamily,
             ValueStateDescriptor<?> winnerState,
-            @Nullable NativeColumnFamily emittedFlags,
-            @Nullable ValueStateDescriptor<Boolean> emittedState,
+            @Nullable EmittedFlags emittedFlags,
             Top1RankerSpec spec,
             ColumnarKernelContext context,
             long batchSchemaAddress) {
@@ -35,18 +34,18 @@ public final class Top1RankerFactory {
                 SqlOperatorTtl.millis(
                         winnerState.getTtlConfig(), winnerState.getName(), "Top-1 ranker");
         long emittedTtlMillis =
-                emittedState == null
+                emittedFlags == null
                         ? 0
                         : SqlOperatorTtl.millis(
-                                emittedState.getTtlConfig(),
-                                emittedState.getName(),
+                                emittedFlags.state().getTtlConfig(),
+                                emittedFlags.state().getName(),
                                 "Top-1 ranker");
         NativeTop1Ranker ranker =
                 NativeTop1Ranker.open(
                         columnFamily,
                         spec,
                         ttlMillis,
-                        emittedFlags,
+                        emittedFlags == null ? null : emittedFlags.columnFamily(),
                         emittedTtlMillis,
                         context.keyGroupPrefixBytes(),
                         context.numberOfKeyGroups(),

@@ -60,7 +60,7 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
     private static final StreamRecord<RowData> NO_TIMESTAMP = new StreamRecord<>(null);
 
     /** The key of every row of a node without a key selector. */
-    private static final BinaryRowData NO_KEY = emptyKey();
+    private static final BinaryRowData NO_KEY = emptyRow();
 
     private final StreamRecord<RowData> outRecord = new StreamRecord<>(null);
 
@@ -353,7 +353,8 @@ public abstract class BatchingOperator extends AbstractStreamOperator<RowData>
         return first;
     }
 
-    private static BinaryRowData emptyKey() {
+    /** A row of no fields: the key of an unkeyed operator, or the row of a batch of keys only. */
+    protected static BinaryRowData emptyRow() {
         BinaryRowData key = new BinaryRowData(0);
         key.pointTo(
                 MemorySegmentFactory.wrap(new byte[BinaryRowData.calculateFixPartSizeInBytes(0)]),

@@ -93,9 +93,7 @@ public final class RowTimeKeepFirstOperator extends BatchingOperator
                         allocator,
                         operatorConfig.batchRows(),
                         operatorConfig.batchMemoryBytes() / 8);
-        noRow = new BinaryRowData(0);
-        byte[] empty = new byte[BinaryRowData.calculateFixPartSizeInBytes(0)];
-        noRow.pointTo(MemorySegmentFactory.wrap(empty), 0, empty.length);
+        noRow = emptyRow();
         timerRecord = new StreamRecord<>(null);
         Top1RankerSpec rankerSpec =
                 new Top1RankerSpec(
