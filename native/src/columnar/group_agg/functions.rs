@@ -11,8 +11,10 @@
 //!   replace each other;
 //! - a NULL argument changes nothing; a FILTER that is not TRUE skips the row;
 //! - a DECIMAL(p, s) sums as DECIMAL(38, s) (`aggDecimalPlus`): a sum that needs more than 38
-//!   digits is NULL, and the next value starts the sum again (`$SUM0` stays NULL).
+//!   digits is NULL, and the next value starts the sum again (`$SUM0` and AVG stay NULL); AVG
+//!   divides into DECIMAL(38, max(6, s)) as [`decimal_divide`](super::decimal_divide) does.
 
+use super::decimal_divide;
 use crate::columnar::binary_row::BinaryRow;
 use crate::columnar::sort_key::FieldType;
 use crate::error::{NativeError, Result};
@@ -254,16 +256,17 @@ impl AggregateCall {
             Function::Sum | Function::Sum0 => vec![self.number_type()?.sum_type()],
             Function::Max | Function::Min => vec![self.number_type()?],
             Function::SumWithRetract => vec![self.number_type()?.sum_type(), NumberType::BigInt],
-            Function::Avg => {
-                let sum = match self.number_type()? {
-                    NumberType::Decimal { .. } => {
-                        return Err(NativeError::InvalidArgument("AVG over DECIMAL has no native kernel".into()))
-                    }
-                    t if t.is_floating() => NumberType::Double,
-                    _ => NumberType::BigInt,
-                };
-                vec![sum, NumberType::BigInt]
-            }
+            Function::Avg => vec![self.avg_sum_type()?, NumberType::BigInt],
+        })
+    }
+
+    /// The type of an AVG's sum: BIGINT for integers, DOUBLE for FLOAT and DOUBLE, DECIMAL(38, s)
+    /// for a DECIMAL(p, s).
+    fn avg_sum_type(&self) -> Result<NumberType> {
+        Ok(match self.number_type()? {
+            t @ NumberType::Decimal { .. } => t.sum_type(),
+            t if t.is_floating() => NumberType::Double,
+            _ => NumberType::BigInt,
         })
     }
 
@@ -272,6 +275,12 @@ impl AggregateCall {
         match self.function {
             Function::CountStar | Function::Count => Ok(NumberType::BigInt),
             Function::Sum | Function::SumWithRetract | Function::Sum0 => Ok(self.number_type()?.sum_type()),
+            Function::Avg => Ok(match self.number_type()? {
+                NumberType::Decimal { scale, .. } => {
+                    NumberType::Decimal { precision: SUM_DECIMAL_PRECISION, scale: decimal_divide::avg_scale(scale) }
+                }
+                other => other,
+            }),
             _ => self.number_type(),
         }
     }
@@ -288,12 +297,7 @@ impl AggregateCall {
             }
             Function::Sum0 => acc[0] = Some(self.number_type().expect("a checked call").sum_type().zero()),
             Function::Avg => {
-                let sum = if self.number_type().expect("a checked call").is_floating() {
-                    Number::Float(0.0)
-                } else {
-                    Number::Int(0)
-                };
-                acc[0] = Some(sum);
+                acc[0] = Some(self.avg_sum_type().expect("a checked call").zero());
                 acc[1] = zero;
             }
         }
@@ -428,6 +432,14 @@ impl AggregateCall {
                     } else {
                         quotient
                     }))
+                }
+                (Some(Number::Decimal(sum)), Some(Number::Int(count))) => {
+                    let (NumberType::Decimal { scale, .. }, NumberType::Decimal { scale: to, .. }) =
+                        (self.avg_sum_type()?, self.value_type()?)
+                    else {
+                        unreachable!("a decimal average of {self:?}")
+                    };
+                    decimal_divide::divide(sum, scale, count, to).map(Number::Decimal)
                 }
                 _ => None,
             },
@@ -581,8 +593,23 @@ mod tests {
         assert_eq!(acc, vec![None], "10^38 has 39 digits");
         sum.update(&mut acc, &types, &BinaryRow::new(&row, 2).unwrap(), false).unwrap();
         assert_eq!(acc, vec![Some(Number::Decimal(1))], "a NULL sum takes the next value");
-        let avg = AggregateCall { function: Function::Avg, ..sum };
-        assert!(avg.accumulator_types().is_err(), "AVG over DECIMAL is not computed natively");
+    }
+
+    #[test]
+    fn a_decimal_avg_sums_at_its_scale_and_divides_into_scale_six() {
+        let avg = AggregateCall {
+            function: Function::Avg,
+            argument: Some((0, FieldType::CompactDecimal)),
+            filter: None,
+            decimal: Some((10, 2)),
+        };
+        let sum_type = NumberType::Decimal { precision: 38, scale: 2 };
+        assert_eq!(avg.accumulator_types().unwrap(), vec![sum_type, NumberType::BigInt]);
+        assert_eq!(avg.value_type().unwrap(), NumberType::Decimal { precision: 38, scale: 6 });
+        let row = |v: i64| (RowBuilder::new(2).long(0, v).build(), false);
+        // (1.00 + 0.50 + 0.01) / 3 = 0.503333...
+        assert_eq!(run(&avg, &[row(100), row(50), row(1)]), Some(Number::Decimal(503_333)));
+        assert_eq!(run(&avg, &[row(100), retract(row(100))]), None, "no rows left");
     }
 
     #[test]

@@ -25,6 +25,7 @@
 //! 2.2.1 returns from the whole bundle there instead (FLINK-35661), dropping the bundle's remaining
 //! keys, which this does not reproduce.
 
+mod decimal_divide;
 pub mod functions;
 mod value_rows;
 

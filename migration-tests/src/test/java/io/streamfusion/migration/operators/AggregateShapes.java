@@ -62,10 +62,12 @@ final class AggregateShapes {
                         Map.of()));
         shapes.add(
                 byK(
-                        "DECIMAL sums past 38 digits are NULL, compact and wide MIN and MAX",
-                        "SUM(e), MIN(e), MAX(e), SUM(w), MIN(w), MAX(w), COUNT(w)",
+                        "DECIMAL sums past 38 digits are NULL, compact and wide MIN, MAX and AVG",
+                        "SUM(e), MIN(e), MAX(e), SUM(w), MIN(w), MAX(w), COUNT(w), AVG(e), AVG(w),"
+                                + " AVG(CAST(e AS DECIMAL(20, 8)))",
                         "se DECIMAL(38, 2), ne DECIMAL(10, 2), xe DECIMAL(10, 2), sw DECIMAL(38, 0),"
-                                + " nw DECIMAL(38, 0), xw DECIMAL(38, 0), cw BIGINT",
+                                + " nw DECIMAL(38, 0), xw DECIMAL(38, 0), cw BIGINT, ae DECIMAL(38, 6),"
+                                + " aw DECIMAL(38, 6), a8 DECIMAL(38, 8)",
                         false,
                         Map.of()));
         shapes.add(
@@ -107,10 +109,10 @@ final class AggregateShapes {
                         0));
         shapes.add(
                 shape(
-                        "two levels: DECIMAL sums of retractions",
-                        "SELECT c, SUM(se), SUM(sw) FROM (SELECT k, COUNT(*) AS c, SUM(e) AS se,"
-                                + " SUM(w) AS sw FROM src GROUP BY k) GROUP BY c",
-                        "c BIGINT, se DECIMAL(38, 2), sw DECIMAL(38, 0)",
+                        "two levels: DECIMAL sums and averages of retractions",
+                        "SELECT c, SUM(se), SUM(sw), AVG(se) FROM (SELECT k, COUNT(*) AS c, SUM(e)"
+                                + " AS se, SUM(w) AS sw FROM src GROUP BY k) GROUP BY c",
+                        "c BIGINT, se DECIMAL(38, 2), sw DECIMAL(38, 0), ae DECIMAL(38, 6)",
                         false,
                         Map.of(),
                         0));
@@ -172,8 +174,9 @@ final class AggregateShapes {
         shapes.add(
                 byK(
                         "mini-batch of 7, DECIMAL",
-                        "SUM(e), MAX(e), SUM(w), MIN(w)",
-                        "se DECIMAL(38, 2), xe DECIMAL(10, 2), sw DECIMAL(38, 0), nw DECIMAL(38, 0)",
+                        "SUM(e), MAX(e), SUM(w), MIN(w), AVG(e), AVG(w)",
+                        "se DECIMAL(38, 2), xe DECIMAL(10, 2), sw DECIMAL(38, 0), nw DECIMAL(38, 0),"
+                                + " ae DECIMAL(38, 6), aw DECIMAL(38, 6)",
                         false,
                         ParityHarness.miniBatchOf("7", Map.of())));
         String counts = "(SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k)";

@@ -233,15 +233,21 @@ final class AggregateCallProbe {
             AggregateFunction function = functions.get(i);
             String what = i < described.size() ? described.get(i).toString() : "the row count";
             LogicalType valueType = i < valueTypes.length ? valueTypes[i] : accTypes[starts[i]];
+            // A DECIMAL average's value has another scale than the sum it merges; the sum's type
+            // is the one the local half summed its argument into.
+            LogicalType argumentType =
+                    function == AggregateFunction.AVG && accTypes[starts[i]] instanceof DecimalType
+                            ? accTypes[starts[i]]
+                            : valueType;
             String wrongType =
-                    checkTypes(accTypes, function, valueType, starts[i], what, valueTypes, i);
+                    checkTypes(accTypes, function, argumentType, starts[i], what, valueTypes, i);
             if (wrongType != null) {
                 return Result.refuse(wrongType);
             }
             calls.add(
                     function == AggregateFunction.COUNT_STAR
                             ? AggregateCall.countStar(-1)
-                            : call(function, starts[i], valueType, -1));
+                            : call(function, starts[i], argumentType, -1));
         }
         String counter = checkCountStar(calls, starts, countStarField);
         return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
@@ -321,9 +327,6 @@ final class AggregateCallProbe {
         if (!counts && !NUMBERS.contains(argumentRoot) && !decimal) {
             return what + " over " + argumentType + " has no native kernel (numbers only)";
         }
-        if (function == AggregateFunction.AVG && decimal) {
-            return what + " over " + argumentType + " has no native kernel (AVG of DECIMAL)";
-        }
         LogicalType count = new BigIntType();
         List<LogicalType> expected = new ArrayList<>();
         LogicalType value;
@@ -347,9 +350,10 @@ final class AggregateCallProbe {
                 boolean floating =
                         argumentRoot == LogicalTypeRoot.FLOAT
                                 || argumentRoot == LogicalTypeRoot.DOUBLE;
-                expected.add(floating ? new DoubleType() : count);
+                expected.add(
+                        decimal ? sumType(argumentType) : floating ? new DoubleType() : count);
                 expected.add(count);
-                value = argumentType;
+                value = decimal ? avgType((DecimalType) argumentType) : argumentType;
                 break;
             default:
                 expected.add(argumentType);
@@ -371,6 +375,14 @@ final class AggregateCallProbe {
         return type instanceof DecimalType
                 ? new DecimalType(DecimalType.MAX_PRECISION, ((DecimalType) type).getScale())
                 : type;
+    }
+
+    /**
+     * The type of an AVG of {@code type}: Flink's DecimalAvgAggFunction divides into DECIMAL(38,
+     * max(6, s)) ({@code LogicalTypeMerging.findAvgAggType}).
+     */
+    private static LogicalType avgType(DecimalType type) {
+        return new DecimalType(DecimalType.MAX_PRECISION, Math.max(6, type.getScale()));
     }
 
     private static boolean sameType(LogicalType a, LogicalType b) {
