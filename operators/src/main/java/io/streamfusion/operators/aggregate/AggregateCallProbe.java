@@ -350,8 +350,7 @@ final class AggregateCallProbe {
                 boolean floating =
                         argumentRoot == LogicalTypeRoot.FLOAT
                                 || argumentRoot == LogicalTypeRoot.DOUBLE;
-                expected.add(
-                        decimal ? sumType(argumentType) : floating ? new DoubleType() : count);
+                expected.add(decimal ? sumType(argumentType) : floating ? new DoubleType() : count);
                 expected.add(count);
                 value = decimal ? avgType((DecimalType) argumentType) : argumentType;
                 break;
