@@ -4,8 +4,11 @@
 //! in when a row takes its key's place (a [`Replacement`]).
 //!
 //! Per batch: the key group of every key, the distinct keys, a cache lookup for each, one
-//! multi-get of those the cache lacks, the comparisons in row order, one write batch of the
-//! winners that changed, and the cache updated with every winner seen. Rejected rows write
+//! multi-get of those the cache lacks, the comparisons in row order, and the cache updated with
+//! every winner seen. The cache is write-back, as the group aggregator's: a new winner goes into
+//! it as its only copy, and reaches RocksDB when the cache evicts it (in the write batch of the
+//! batch that evicted it) or when the operator [flushes](Top1Ranker::flush) before a checkpoint
+//! barrier; a winner the cache has no room for is in the batch's write batch. Rejected rows write
 //! nothing.
 //!
 //! A ranker may also keep its winners until their timers fire, as Flink's row-time keep-first
@@ -32,6 +35,7 @@ use super::emitted_guard::{EmittedGuard, GuardedKey};
 use super::key_groups::row_hash;
 use super::key_groups::KeyGroupLayout;
 use super::sort_key::SortKey;
+use super::state_writes::StateWrites;
 pub use super::stored_rows::KeptValue;
 use super::stored_rows::{read_values, StoredValue, ValueFormat};
 use super::winner_cache::WinnerCache;
@@ -253,8 +257,7 @@ impl Top1Ranker {
             replaced_bytes.append_option(from_elsewhere);
         }
 
-        self.write_winners(keys, rows, &distinct, now)?;
-        update_cache(&mut self.cache, self.config.kept, keys, rows, &distinct, &stored, now);
+        keep_winners(&mut self.cache, &self.config, &self.column_family, keys, rows, &distinct, &stored, now)?;
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int8Array::from(decision)),
             Arc::new(Int32Array::from(replaced_row)),
@@ -350,27 +353,18 @@ impl Top1Ranker {
         }
     }
 
-    /// One write batch of every key's new winner.
-    fn write_winners(&self, keys: &BinaryArray, rows: &BinaryArray, distinct: &[KeyOfBatch], now: i64) -> Result<()> {
-        let mut buffer = Vec::new();
-        let mut entries = Vec::new();
-        for of_key in distinct.iter().filter(|k| k.written) {
-            let Winner::Batch(row) = of_key.winner else {
-                unreachable!("a written key's winner is a row of the batch")
-            };
-            let row = rows.value(row as usize);
-            let key_start = buffer.len();
-            self.config.layout.write_state_key(&mut buffer, of_key.key_group, keys.value(of_key.first_row as usize));
-            let value_start = buffer.len();
-            self.config.format().write_value(&mut buffer, row, now);
-            entries.push((key_start, value_start, buffer.len()));
-        }
-        if entries.is_empty() {
-            return Ok(());
-        }
-        // In key order the memtable's skip list reuses its insert position from one key to the next.
-        entries.sort_unstable_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
-        self.column_family.put_all(entries.iter().map(|&(key, value, end)| (&buffer[key..value], &buffer[value..end])))
+    /// Writes every winner the cache holds unwritten, in one write batch: before a checkpoint,
+    /// so that the snapshot has them.
+    pub fn flush(&mut self) -> Result<()> {
+        let mut writes = StateWrites::new(&self.config.layout, self.config.format());
+        let mut failed = Ok(());
+        self.cache.drain_dirty(|key, row, written_at| {
+            if failed.is_ok() {
+                failed = writes.put_keyed(key, row, written_at);
+            }
+        });
+        failed?;
+        writes.commit(&self.column_family)
     }
 }
 
@@ -397,21 +391,29 @@ fn read_winners<'a>(
     Ok(stored)
 }
 
-fn update_cache(
+/// Keeps every key's winner in the cache: a new one as its only copy, written when the cache
+/// evicts it or at [`Top1Ranker::flush`]; one read from state as a clean copy. One write batch
+/// takes the winners the cache evicted, then the new ones it has no room for.
+#[allow(clippy::too_many_arguments)]
+fn keep_winners(
     cache: &mut WinnerCache,
-    kept: KeptValue,
+    config: &Top1Config,
+    column_family: &StateColumnFamily,
     keys: &BinaryArray,
     rows: &BinaryArray,
     distinct: &[KeyOfBatch],
     stored: &[Option<StoredValue>],
     now: i64,
-) {
+) -> Result<()> {
+    let mut uncached = StateWrites::new(&config.layout, config.format());
     for of_key in distinct {
         let key = keys.value(of_key.first_row as usize);
         match of_key.winner {
             Winner::Batch(row) => {
-                let row = if kept == KeptValue::Row { rows.value(row as usize) } else { &[] };
-                cache.put(of_key.hash, key, row, now)
+                let row = if config.kept == KeptValue::Row { rows.value(row as usize) } else { &[] };
+                if !cache.put_dirty(of_key.hash, key, row, now) {
+                    uncached.put(of_key.key_group, key, row, now);
+                }
             }
             Winner::Stored(index) => {
                 let winner = stored[index as usize].as_ref().expect("a stored winner");
@@ -420,6 +422,14 @@ fn update_cache(
             Winner::Cached(_) | Winner::None => {}
         }
     }
+    // An evicted winner of a key that has a newer one in `uncached` goes first, so that the newer
+    // one is applied.
+    let mut writes = StateWrites::new(&config.layout, config.format());
+    for evicted in cache.take_evicted() {
+        writes.put_keyed(&evicted.key, &evicted.row, evicted.written_at)?;
+    }
+    writes.append(uncached);
+    writes.commit(column_family)
 }
 
 #[cfg(test)]
@@ -572,6 +582,7 @@ mod tests {
                     .unwrap();
             let result = ranker.rank(&batch(&[(1, 5), (1, 9), (2, 1)]), 1_000).unwrap();
             assert_eq!(decisions(&result), vec![(FIRST, -1, None), (REJECTED, -1, None), (FIRST, -1, None)]);
+            ranker.flush().unwrap();
             let mut state_key = Vec::new();
             let key_group = ranker.config.layout.key_group(row_hash(&key(1)).unwrap()).unwrap();
             ranker.config.layout.write_state_key(&mut state_key, key_group, &key(1));
@@ -671,8 +682,9 @@ mod tests {
     #[test]
     fn the_stored_value_is_what_row_data_serializer_writes() {
         let dir = TempDir::new();
-        let mut ranker = ranker(&dir, 0, None);
+        let mut ranker = ranker(&dir, 1 << 20, None);
         ranker.rank(&batch(&[(3, 30)]), 0).unwrap();
+        ranker.flush().unwrap();
         let mut state_key = Vec::new();
         let key_group = ranker.config.layout.key_group(row_hash(&key(3)).unwrap()).unwrap();
         ranker.config.layout.write_state_key(&mut state_key, key_group, &key(3));
@@ -680,6 +692,36 @@ mod tests {
         let mut expected = (row(3, 30).len() as u32).to_be_bytes().to_vec();
         expected.extend_from_slice(&row(3, 30));
         assert_eq!(&*stored, &expected[..]);
+    }
+
+    fn stored_row(ranker: &Top1Ranker, k: i64) -> Option<Vec<u8>> {
+        let value = ranker.column_family.get(&state_key_of(ranker, k)).unwrap()?;
+        Some(value[4..].to_vec())
+    }
+
+    #[test]
+    fn new_winners_reach_the_state_when_flushed_or_evicted() {
+        let dir = TempDir::new();
+        let mut cached = ranker(&dir, 1 << 20, None);
+        cached.rank(&batch(&[(1, 5), (2, 7)]), 0).unwrap();
+        cached.rank(&batch(&[(1, 6)]), 0).unwrap();
+        assert_eq!(stored_row(&cached, 1), None, "a cached winner waits for the flush");
+        cached.flush().unwrap();
+        assert_eq!(stored_row(&cached, 1), Some(row(1, 6)));
+        assert_eq!(stored_row(&cached, 2), Some(row(2, 7)));
+        cached.flush().unwrap();
+
+        // Room for one winner: each new key evicts the one before, which is written.
+        let dir = TempDir::new();
+        let one_entry = key(1).len() + row(1, 5).len() + crate::columnar::winner_cache::ENTRY_OVERHEAD_BYTES;
+        let mut small = ranker(&dir, one_entry, None);
+        small.rank(&batch(&[(1, 5)]), 0).unwrap();
+        small.rank(&batch(&[(2, 7)]), 0).unwrap();
+        assert_eq!(stored_row(&small, 1), Some(row(1, 5)));
+        assert_eq!(stored_row(&small, 2), None);
+        let result = small.rank(&batch(&[(1, 6)]), 0).unwrap();
+        assert_eq!(decisions(&result), vec![(REPLACED, -1, Some(row(1, 5)))]);
+        assert_eq!(stored_row(&small, 2), Some(row(2, 7)));
     }
 
     #[test]

@@ -311,6 +311,20 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_take
     }
 }
 
+/// Writes the winners the ranker's cache holds unwritten.
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_flushTop1Ranker(
+    mut env: JNIEnv,
+    _class: JClass,
+    ranker: jlong,
+) {
+    call(&mut env, (), |_| {
+        // SAFETY: Java passes the handle of its NativeTop1Ranker.
+        let ranker = unsafe { borrow_mut::<Top1RankerHandle>(ranker)? };
+        Ok(ranker.kernel.flush()?)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_closeTop1Ranker(
     mut env: JNIEnv,

@@ -36,12 +36,13 @@ use arrow::datatypes::{DataType, Field, Fields};
 
 use super::batch_keys::{key_and_row_columns, BatchKeys};
 use super::binary_row::BinaryRow;
-use super::key_groups::{row_hash, KeyGroupLayout};
+use super::key_groups::KeyGroupLayout;
+use super::state_writes::StateWrites;
 use super::stored_rows::{read_values, KeptValue, ValueFormat};
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
-use crate::store::{StateColumnFamily, StoreWrite};
+use crate::store::StateColumnFamily;
 use functions::{AggregateCall, Number, NumberType};
 use value_rows::{read_numbers, write_numbers};
 
@@ -374,11 +375,8 @@ impl GroupAggregator {
         accs: &mut BatchAccumulators,
         now: i64,
     ) -> Result<()> {
-        let format = self.format();
-        let mut buffer = Vec::new();
         let mut row = Vec::new();
-        // (key start, value start, end); a deleted key has an empty value.
-        let mut entries = Vec::new();
+        let mut uncached = StateWrites::new(&self.config.layout, self.format());
         for index in 0..batch_keys.keys.len() {
             if !accs.touched[index] {
                 continue;
@@ -388,79 +386,37 @@ impl GroupAggregator {
             if accs.present[index] {
                 row.clear();
                 write_numbers(&mut row, &self.accumulators.types, accs.of(index));
-                if self.cache.put_dirty(key.hash, key_bytes, &row, now) {
-                    continue;
+                if !self.cache.put_dirty(key.hash, key_bytes, &row, now) {
+                    uncached.put(key.key_group, key_bytes, &row, now);
                 }
             } else {
                 self.cache.remove(key.hash, key_bytes);
-                row.clear();
+                uncached.delete(key.key_group, key_bytes);
             }
-            let key_start = buffer.len();
-            self.config.layout.write_state_key(&mut buffer, key.key_group, key_bytes);
-            let value_start = buffer.len();
-            if accs.present[index] {
-                format.write_value(&mut buffer, &row, now);
-            }
-            entries.push((key_start, value_start, buffer.len()));
         }
         // A key of this batch whose older row the cache evicted before the key's turn has both
-        // that row and its new one (or its delete) here: the evicted rows go first, and the
-        // stable sort in `commit` keeps them before the newer write of the same key.
-        let mut ordered = Vec::with_capacity(entries.len());
+        // that row and its new one (or its delete) here: the evicted rows go first, so that the
+        // newer write of the same key is the one applied.
+        let mut writes = StateWrites::new(&self.config.layout, self.format());
         for evicted in self.cache.take_evicted() {
-            ordered.push(self.append_entry(&mut buffer, &evicted.key, &evicted.row, evicted.written_at)?);
+            writes.put_keyed(&evicted.key, &evicted.row, evicted.written_at)?;
         }
-        ordered.extend(entries);
-        self.commit(&buffer, ordered)
+        writes.append(uncached);
+        writes.commit(&self.column_family)
     }
 
     /// Writes every accumulator row the cache holds unwritten, in one write batch: before a
     /// checkpoint, so that the snapshot has them.
     pub fn flush(&mut self) -> Result<()> {
-        let mut dirty = Vec::new();
-        self.cache.drain_dirty(|key, row, written_at| dirty.push((key.to_vec(), row.to_vec(), written_at)));
-        let mut buffer = Vec::new();
-        let mut entries = Vec::with_capacity(dirty.len());
-        for (key, row, written_at) in dirty {
-            entries.push(self.append_entry(&mut buffer, &key, &row, written_at)?);
-        }
-        self.commit(&buffer, entries)
-    }
-
-    /// Appends the state key and value of `key`'s accumulator `row`, written at `written_at`.
-    fn append_entry(
-        &self,
-        buffer: &mut Vec<u8>,
-        key: &[u8],
-        row: &[u8],
-        written_at: i64,
-    ) -> Result<(usize, usize, usize)> {
-        let key_start = buffer.len();
-        let key_group = self.config.layout.key_group(row_hash(key)?)?;
-        self.config.layout.write_state_key(buffer, key_group, key);
-        let value_start = buffer.len();
-        self.format().write_value(buffer, row, written_at);
-        Ok((key_start, value_start, buffer.len()))
-    }
-
-    /// Applies `entries` of `buffer` (puts, and deletes where the value is empty) in one write;
-    /// of two entries for one key, the later one wins.
-    fn commit(&self, buffer: &[u8], mut entries: Vec<(usize, usize, usize)>) -> Result<()> {
-        if entries.is_empty() {
-            return Ok(());
-        }
-        // In key order the memtable's skip list reuses its insert position from one key to the
-        // next. Stable, so that a key's entries stay in their order and the write applies the last.
-        entries.sort_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
-        let mut write = StoreWrite::to_store_of(&self.column_family);
-        for (key, value, end) in entries {
-            if value == end {
-                write.delete(&self.column_family, &buffer[key..value])?;
-            } else {
-                write.put(&self.column_family, &buffer[key..value], &buffer[value..end])?;
+        let mut writes = StateWrites::new(&self.config.layout, self.format());
+        let mut failed = Ok(());
+        self.cache.drain_dirty(|key, row, written_at| {
+            if failed.is_ok() {
+                failed = writes.put_keyed(key, row, written_at);
             }
-        }
-        write.commit()
+        });
+        failed?;
+        writes.commit(&self.column_family)
     }
 }
 

@@ -3,8 +3,9 @@ package io.streamfusion.api.columnar;
 /**
  * Keeps one row per key, as Flink's {@code FastTop1Function} and its deduplications do, one Arrow
  * batch per call: the key group of each key, the distinct keys, one multi-get of the winners no
- * cache holds, the comparisons in row order, and one write batch of the winners that changed.
- * Rejected rows write nothing. TTL expiry and timestamps follow the backend's TTL clock.
+ * cache holds, and the comparisons in row order. Its cache is write-back: a new winner is written
+ * when the cache evicts it or at {@link #flush}. Rejected rows write nothing. TTL expiry and
+ * timestamps follow the backend's TTL clock.
  *
  * <p>Batches and results cross through the Arrow C Data Interface. A batch is a struct array with
  * the children {@code key} (binary: the {@code BinaryRowData} bytes of the row's partition key) and
@@ -62,6 +63,12 @@ public interface Top1Ranker extends AutoCloseable {
      * @param resultSchemaAddress an empty {@code ArrowSchema} the result's schema is exported into
      */
     void takeWinners(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
+
+    /**
+     * Writes the winners that only the ranker's cache holds: the operator calls it before a
+     * checkpoint barrier, so that the snapshot has them.
+     */
+    void flush();
 
     /**
      * Lookups the ranker's cache answered since it was opened, as of its last batch. Safe to call

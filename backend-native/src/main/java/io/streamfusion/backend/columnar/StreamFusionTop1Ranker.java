@@ -40,6 +40,11 @@ final class StreamFusionTop1Ranker implements Top1Ranker {
     }
 
     @Override
+    public void flush() {
+        ranker.flush();
+    }
+
+    @Override
     public long cacheHits() {
         return ranker.cacheHits();
     }

@@ -121,6 +121,8 @@ final class NativeMethods {
             long resultSchemaAddress,
             long nowMillis);
 
+    static native void flushTop1Ranker(long ranker);
+
     static native void closeTop1Ranker(long ranker);
 
     static native long openGroupAggregator(

@@ -80,6 +80,11 @@ public final class NativeTop1Ranker extends NativeCachingKernel {
                 handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
     }
 
+    /** Writes the winners only the cache holds. */
+    public void flush() {
+        NativeMethods.flushTop1Ranker(handle());
+    }
+
     @Override
     void free(long handle) {
         NativeMethods.closeTop1Ranker(handle);

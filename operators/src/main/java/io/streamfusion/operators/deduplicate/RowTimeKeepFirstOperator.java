@@ -199,9 +199,13 @@ public final class RowTimeKeepFirstOperator extends BatchingOperator
         output.emitWatermark(mark);
     }
 
+    /**
+     * The winners still waiting, which only the ranker's write-back cache may hold, go to state.
+     */
     @Override
     protected void flushKernel() throws Exception {
         emitFiredWinners();
+        ranker.flush();
     }
 
     @Override

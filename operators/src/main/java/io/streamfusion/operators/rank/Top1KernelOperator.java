@@ -20,7 +20,8 @@ import org.apache.arrow.memory.BufferAllocator;
  * UPDATE_BEFORE of the replaced row (if the planner asks for it) and UPDATE_AFTER of the new one.
  * Subclasses say what a first row is emitted as and how an output row looks.
  *
- * <p>Rows are written when they change, so nothing is left to flush at a checkpoint.
+ * <p>The ranker's cache is write-back: the winners only it holds are written before every
+ * checkpoint barrier ({@link #flushKernel}).
  */
 public abstract class Top1KernelOperator extends BatchingOperator {
 
@@ -89,6 +90,11 @@ public abstract class Top1KernelOperator extends BatchingOperator {
                 emit(batch, i, output(row, RowKind.UPDATE_AFTER));
             }
         }
+    }
+
+    @Override
+    protected void flushKernel() throws Exception {
+        ranker.flush();
     }
 
     @Override
