@@ -72,3 +72,45 @@ impl<'a> StateWrites<'a> {
         write.commit()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columnar::stored_rows::KeptValue;
+    use crate::store::tests::test_config;
+    use crate::store::KeyedStore;
+    use crate::test_support::TempDir;
+
+    fn stored(column_family: &StateColumnFamily, layout: &KeyGroupLayout, key: &[u8]) -> Option<Vec<u8>> {
+        let mut state_key = Vec::new();
+        layout.write_state_key(&mut state_key, layout.key_group(row_hash(key).unwrap()).unwrap(), key);
+        column_family.get(&state_key).unwrap().map(|value| value[4..].to_vec())
+    }
+
+    #[test]
+    fn of_two_writes_of_a_key_the_later_one_is_applied() {
+        let dir = TempDir::new();
+        let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+        let column_family = StateColumnFamily::open(&store, "accState").unwrap();
+        let layout = KeyGroupLayout::new(1, 128, 0, 127).unwrap();
+        let format = ValueFormat { kept: KeptValue::Row, ttl_millis: None };
+        let (a, b, c) =
+            (&[0u8, 0, 0, 0, 1, 0, 0, 0][..], &[0u8, 0, 0, 0, 2, 0, 0, 0][..], &[0u8, 0, 0, 0, 3, 0, 0, 0][..]);
+
+        let mut first = StateWrites::new(&layout, format);
+        first.put_keyed(a, b"old a", 0).unwrap();
+        first.put_keyed(b, b"b", 0).unwrap();
+        first.put_keyed(c, b"old c", 0).unwrap();
+        let mut later = StateWrites::new(&layout, format);
+        let key_group = |key: &[u8]| layout.key_group(row_hash(key).unwrap()).unwrap();
+        later.put(key_group(a), a, b"new a", 0);
+        later.delete(key_group(c), c);
+        first.append(later);
+        first.commit(&column_family).unwrap();
+
+        assert_eq!(stored(&column_family, &layout, a), Some(b"new a".to_vec()));
+        assert_eq!(stored(&column_family, &layout, b), Some(b"b".to_vec()));
+        assert_eq!(stored(&column_family, &layout, c), None);
+        StateWrites::new(&layout, format).commit(&column_family).unwrap();
+    }
+}
