@@ -5,6 +5,7 @@
 
 use super::key_groups::{row_hash, KeyGroupLayout};
 use super::stored_rows::ValueFormat;
+use super::winner_cache::WinnerCache;
 use crate::error::Result;
 use crate::store::{StateColumnFamily, StoreWrite};
 
@@ -71,6 +72,25 @@ impl<'a> StateWrites<'a> {
         }
         write.commit()
     }
+}
+
+/// Writes every row `cache` holds unwritten to `column_family` in one write batch, and counts
+/// them clean: a kernel's flush before a checkpoint barrier.
+pub fn write_dirty(
+    cache: &mut WinnerCache,
+    layout: &KeyGroupLayout,
+    format: ValueFormat,
+    column_family: &StateColumnFamily,
+) -> Result<()> {
+    let mut writes = StateWrites::new(layout, format);
+    let mut failed = Ok(());
+    cache.drain_dirty(|key, row, written_at| {
+        if failed.is_ok() {
+            failed = writes.put_keyed(key, row, written_at);
+        }
+    });
+    failed?;
+    writes.commit(column_family)
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use super::emitted_guard::{EmittedGuard, GuardedKey};
 use super::key_groups::row_hash;
 use super::key_groups::KeyGroupLayout;
 use super::sort_key::SortKey;
-use super::state_writes::StateWrites;
+use super::state_writes::{write_dirty, StateWrites};
 pub use super::stored_rows::KeptValue;
 use super::stored_rows::{read_values, StoredValue, ValueFormat};
 use super::winner_cache::WinnerCache;
@@ -356,15 +356,7 @@ impl Top1Ranker {
     /// Writes every winner the cache holds unwritten, in one write batch: before a checkpoint,
     /// so that the snapshot has them.
     pub fn flush(&mut self) -> Result<()> {
-        let mut writes = StateWrites::new(&self.config.layout, self.config.format());
-        let mut failed = Ok(());
-        self.cache.drain_dirty(|key, row, written_at| {
-            if failed.is_ok() {
-                failed = writes.put_keyed(key, row, written_at);
-            }
-        });
-        failed?;
-        writes.commit(&self.column_family)
+        write_dirty(&mut self.cache, &self.config.layout, self.config.format(), &self.column_family)
     }
 }
 

@@ -37,7 +37,7 @@ use arrow::datatypes::{DataType, Field, Fields};
 use super::batch_keys::{key_and_row_columns, BatchKeys};
 use super::binary_row::BinaryRow;
 use super::key_groups::KeyGroupLayout;
-use super::state_writes::StateWrites;
+use super::state_writes::{write_dirty, StateWrites};
 use super::stored_rows::{read_values, KeptValue, ValueFormat};
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
@@ -408,15 +408,8 @@ impl GroupAggregator {
     /// Writes every accumulator row the cache holds unwritten, in one write batch: before a
     /// checkpoint, so that the snapshot has them.
     pub fn flush(&mut self) -> Result<()> {
-        let mut writes = StateWrites::new(&self.config.layout, self.format());
-        let mut failed = Ok(());
-        self.cache.drain_dirty(|key, row, written_at| {
-            if failed.is_ok() {
-                failed = writes.put_keyed(key, row, written_at);
-            }
-        });
-        failed?;
-        writes.commit(&self.column_family)
+        let format = self.format();
+        write_dirty(&mut self.cache, &self.config.layout, format, &self.column_family)
     }
 }
 
