@@ -48,8 +48,20 @@ impl<'a> StateWrites<'a> {
         self.entries.push((key_start, self.buffer.len(), self.buffer.len()));
     }
 
+    /// Applies the rows `cache` evicted since it last handed them back, then these writes, in one
+    /// write batch. A key whose older row the cache evicted before this batch's newer row (or
+    /// delete) was added here has both, and the newer one is applied.
+    pub fn commit_after_evicted(self, cache: &mut WinnerCache, column_family: &StateColumnFamily) -> Result<()> {
+        let mut writes = StateWrites::new(self.layout, self.format);
+        for evicted in cache.take_evicted() {
+            writes.put_keyed(&evicted.key, &evicted.row, evicted.written_at)?;
+        }
+        writes.append(self);
+        writes.commit(column_family)
+    }
+
     /// Adds the writes of `later` after this one's.
-    pub fn append(&mut self, later: StateWrites) {
+    fn append(&mut self, later: StateWrites) {
         let shift = self.buffer.len();
         self.buffer.extend_from_slice(&later.buffer);
         self.entries.extend(later.entries.iter().map(|&(key, value, end)| (key + shift, value + shift, end + shift)));

@@ -130,7 +130,8 @@ struct KeyOfBatch {
     hash: u64,
     key_group: u32,
     winner: Winner,
-    written: bool,
+    /// In [`Top1Ranker::take_winners`]: whether an earlier row of the batch took the key's winner.
+    taken: bool,
     /// Whether the key's winner was emitted on its timer: its rows are rejected.
     flagged: bool,
 }
@@ -142,7 +143,7 @@ impl KeyOfBatch {
             hash: key.hash,
             key_group: key.key_group,
             winner: Winner::None,
-            written: false,
+            taken: false,
             flagged: false,
         }
     }
@@ -250,7 +251,6 @@ impl Top1Ranker {
             };
             if outcome != REJECTED {
                 of_key.winner = Winner::Batch(i as u32);
-                of_key.written = true;
             }
             decision.push(outcome);
             replaced_row.push(from_batch);
@@ -286,11 +286,11 @@ impl Top1Ranker {
         let mut state_key = Vec::new();
         for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
             let of_key = &mut distinct[key as usize];
-            if of_key.written {
+            if of_key.taken {
                 winners.append_null();
                 continue;
             }
-            of_key.written = true;
+            of_key.taken = true;
             match of_key.winner {
                 Winner::None => winners.append_null(),
                 winner => winners.append_value(self.winner_row(winner, rows, &stored)),
@@ -414,14 +414,7 @@ fn keep_winners(
             Winner::Cached(_) | Winner::None => {}
         }
     }
-    // An evicted winner of a key that has a newer one in `uncached` goes first, so that the newer
-    // one is applied.
-    let mut writes = StateWrites::new(&config.layout, config.format());
-    for evicted in cache.take_evicted() {
-        writes.put_keyed(&evicted.key, &evicted.row, evicted.written_at)?;
-    }
-    writes.append(uncached);
-    writes.commit(column_family)
+    uncached.commit_after_evicted(cache, column_family)
 }
 
 #[cfg(test)]

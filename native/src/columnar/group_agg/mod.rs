@@ -394,15 +394,7 @@ impl GroupAggregator {
                 uncached.delete(key.key_group, key_bytes);
             }
         }
-        // A key of this batch whose older row the cache evicted before the key's turn has both
-        // that row and its new one (or its delete) here: the evicted rows go first, so that the
-        // newer write of the same key is the one applied.
-        let mut writes = StateWrites::new(&self.config.layout, self.format());
-        for evicted in self.cache.take_evicted() {
-            writes.put_keyed(&evicted.key, &evicted.row, evicted.written_at)?;
-        }
-        writes.append(uncached);
-        writes.commit(&self.column_family)
+        uncached.commit_after_evicted(&mut self.cache, &self.column_family)
     }
 
     /// Writes every accumulator row the cache holds unwritten, in one write batch: before a
