@@ -380,6 +380,20 @@ impl EntryCursor<'_> {
         Ok(found)
     }
 
+    /// Hands every entry whose key starts with `prefix` to `visit`, in key order.
+    pub fn entries_with_prefix(&mut self, prefix: &[u8], mut visit: impl FnMut(&[u8], &[u8])) -> Result<()> {
+        self.it.seek(prefix);
+        while let (Some(key), Some(value)) = (self.it.key(), self.it.value()) {
+            if !key.starts_with(prefix) {
+                break;
+            }
+            visit(key, value);
+            self.it.next();
+        }
+        self.it.status()?;
+        Ok(())
+    }
+
     /// The greatest entry below `before` whose key starts with `prefix` and that `accept` takes,
     /// walking backwards from `before`; every key walked past is handed to `accept`.
     pub fn last_before(

@@ -48,16 +48,26 @@ impl<'a> StateWrites<'a> {
         self.entries.push((key_start, self.buffer.len(), self.buffer.len()));
     }
 
-    /// Applies the rows `cache` evicted since it last handed them back, then these writes, in one
-    /// write batch. A key whose older row the cache evicted before this batch's newer row (or
-    /// delete) was added here has both, and the newer one is applied.
-    pub fn commit_after_evicted(self, cache: &mut WinnerCache, column_family: &StateColumnFamily) -> Result<()> {
+    /// Applies `write` (other states' changes), the rows `cache` evicted since it last handed
+    /// them back, then these writes, in one write batch. A key whose older row the cache evicted
+    /// before this batch's newer row (or delete) was added here has both, and the newer one is
+    /// applied.
+    pub fn commit_after_evicted(
+        self,
+        cache: &mut WinnerCache,
+        column_family: &StateColumnFamily,
+        mut write: StoreWrite,
+    ) -> Result<()> {
         let mut writes = StateWrites::new(self.layout, self.format);
         for evicted in cache.take_evicted() {
             writes.put_keyed(&evicted.key, &evicted.row, evicted.written_at)?;
         }
         writes.append(self);
-        writes.commit(column_family)
+        writes.add_to(column_family, &mut write)?;
+        if write.is_empty() {
+            return Ok(());
+        }
+        write.commit()
     }
 
     /// Adds the writes of `later` after this one's.
@@ -68,13 +78,19 @@ impl<'a> StateWrites<'a> {
     }
 
     /// Applies every put and delete to `column_family` in one write batch.
-    pub fn commit(mut self, column_family: &StateColumnFamily) -> Result<()> {
+    pub fn commit(self, column_family: &StateColumnFamily) -> Result<()> {
         if self.entries.is_empty() {
             return Ok(());
         }
+        let mut write = StoreWrite::to_store_of(column_family);
+        self.add_to(column_family, &mut write)?;
+        write.commit()
+    }
+
+    /// Adds every put and delete on `column_family` to `write`, in state-key order.
+    fn add_to(mut self, column_family: &StateColumnFamily, write: &mut StoreWrite) -> Result<()> {
         let buffer = &self.buffer;
         self.entries.sort_by(|a, b| buffer[a.0..a.1].cmp(&buffer[b.0..b.1]));
-        let mut write = StoreWrite::to_store_of(column_family);
         for &(key, value, end) in &self.entries {
             if value == end {
                 write.delete(column_family, &buffer[key..value])?;
@@ -82,7 +98,7 @@ impl<'a> StateWrites<'a> {
                 write.put(column_family, &buffer[key..value], &buffer[value..end])?;
             }
         }
-        write.commit()
+        Ok(())
     }
 }
 

@@ -414,7 +414,7 @@ fn keep_winners(
             Winner::Cached(_) | Winner::None => {}
         }
     }
-    uncached.commit_after_evicted(cache, column_family)
+    uncached.commit_after_evicted(cache, column_family, StoreWrite::to_store_of(column_family))
 }
 
 #[cfg(test)]

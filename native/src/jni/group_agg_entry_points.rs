@@ -1,7 +1,7 @@
 //! `native` methods of `NativeMethods` for the group aggregator; batches and results cross as
 //! in [`columnar_entry_points`](super::columnar_entry_points).
 
-use jni::objects::{JByteBuffer, JClass, JIntArray};
+use jni::objects::{JByteBuffer, JClass, JIntArray, JLongArray};
 use jni::sys::{jboolean, jint, jlong, JNI_TRUE};
 use jni::JNIEnv;
 
@@ -11,15 +11,18 @@ use super::columnar_entry_points::{
 use super::guard::{call, CallResult};
 use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, GroupAggregatorHandle};
 use crate::columnar::batch_keys;
+use crate::columnar::group_agg::element_tables::ElementTable;
 use crate::columnar::group_agg::functions::{AggregateCall, Function};
 use crate::columnar::group_agg::{GroupAggConfig, GroupAggregator};
 use crate::columnar::sort_key::FieldType;
 use crate::error::NativeError;
+use crate::store::StateColumnFamily;
 
 /// Ints per aggregate call in `openGroupAggregator`'s array: function code, argument position,
-/// argument type code, FILTER position (-1 for an absent argument or FILTER), and a DECIMAL
-/// argument's precision and scale (0 for other types).
-const CALL_INTS: usize = 6;
+/// argument type code, FILTER position (-1 for an absent argument or FILTER), a DECIMAL
+/// argument's precision and scale (0 for other types), and the element table it keeps (-1 for
+/// none).
+const CALL_INTS: usize = 7;
 
 impl CachingKernel for GroupAggregator {
     fn cache_stats(&self) -> (u64, u64) {
@@ -53,14 +56,44 @@ fn calls(env: &mut JNIEnv, encoded: &JIntArray) -> CallResult<Vec<AggregateCall>
                 (Ok(precision), Ok(scale)) if precision > 0 => Some((precision, scale)),
                 _ => None,
             };
-            Ok(AggregateCall { function: Function::from_code(c[0])?, argument, filter: position(c[3]), decimal })
+            Ok(AggregateCall {
+                function: Function::from_code(c[0])?,
+                argument,
+                filter: position(c[3]),
+                decimal,
+                table: position(c[6]),
+            })
         })
         .collect::<Result<Vec<_>, NativeError>>()?;
     Ok(calls)
 }
 
-/// Opens an aggregator over the accumulators in `column_family`, reserving its memory as a
-/// ranker does. `count_star_field` below 0 means the input never retracts; `merged_from` below 0
+/// The element tables of `encoded`: per table, the handle of its map's column family and that of
+/// its NULL element's value state (0 for none).
+fn element_tables(env: &mut JNIEnv, encoded: &JLongArray) -> CallResult<Vec<ElementTable>> {
+    let len = env.get_array_length(encoded)? as usize;
+    let mut handles = vec![0; len];
+    env.get_long_array_region(encoded, 0, &mut handles)?;
+    if !len.is_multiple_of(2) {
+        return Err(NativeError::Internal(format!("{len} handles do not describe whole element tables")).into());
+    }
+    let column_family = |handle: jlong| -> CallResult<StateColumnFamily> {
+        // SAFETY: Java passes the handles of open NativeColumnFamily objects.
+        Ok(unsafe { borrow::<ColumnFamilyHandle>(handle)? }.clone())
+    };
+    handles
+        .chunks_exact(2)
+        .map(|pair| {
+            Ok(ElementTable {
+                map: column_family(pair[0])?,
+                nulls: if pair[1] == 0 { None } else { Some(column_family(pair[1])?) },
+            })
+        })
+        .collect()
+}
+
+/// Opens an aggregator over the accumulators in `column_family` and the element tables
+/// `encoded_tables` (see [`element_tables`]), reserving its memory as a ranker does. `count_star_field` below 0 means the input never retracts; `merged_from` below 0
 /// means the input rows are accumulated, not merged; `per_key_runs` aggregates each key's run of
 /// rows as one; `ttl_millis` of 0 or less means no TTL. `stats_buffer` is a direct buffer of three native-order longs.
 #[no_mangle]
@@ -69,6 +102,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     mut env: JNIEnv,
     _class: JClass,
     column_family: jlong,
+    encoded_tables: JLongArray,
     input_arity: jint,
     encoded_calls: JIntArray,
     value_arity: jint,
@@ -104,7 +138,8 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             layout: key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?,
         };
         let (reservation, cache) = reserve_kernel_memory(&column_family, cache_bytes, batch_memory_bytes);
-        let aggregator = GroupAggregator::new(column_family, config, cache, reservation)?;
+        let tables = element_tables(env, &encoded_tables)?;
+        let aggregator = GroupAggregator::new(column_family, config, tables, cache, reservation)?;
         Ok(into_handle::<GroupAggregatorHandle>(WithStats::new(env, aggregator, &stats_buffer)?))
     })
 }

@@ -15,6 +15,8 @@
 //!   divides into DECIMAL(38, max(6, s)) as [`decimal_divide`](super::decimal_divide) does.
 
 use super::decimal_divide;
+use super::extremes::Extreme;
+use super::value_rows::AccumulatorField;
 use crate::columnar::binary_row::BinaryRow;
 use crate::columnar::sort_key::FieldType;
 use crate::error::{NativeError, Result};
@@ -174,15 +176,30 @@ pub enum Function {
     Avg,
     Max,
     Min,
+    /// MAX of input with retractions: the extreme and a count of its values in an element table
+    /// ([`extremes`](super::extremes)).
+    MaxWithRetract,
+    /// MIN of input with retractions, as `MaxWithRetract`.
+    MinWithRetract,
 }
 
 impl Function {
     /// The names of the codes, in order, as the ABI descriptor lists them.
-    pub const NAMES: [&'static str; 8] =
-        ["count-star", "count", "sum", "sum-with-retract", "sum0", "avg", "max", "min"];
+    pub const NAMES: [&'static str; 10] = [
+        "count-star",
+        "count",
+        "sum",
+        "sum-with-retract",
+        "sum0",
+        "avg",
+        "max",
+        "min",
+        "max-with-retract",
+        "min-with-retract",
+    ];
 
     pub fn from_code(code: i32) -> Result<Function> {
-        const FUNCTIONS: [Function; 8] = [
+        const FUNCTIONS: [Function; 10] = [
             Function::CountStar,
             Function::Count,
             Function::Sum,
@@ -191,6 +208,8 @@ impl Function {
             Function::Avg,
             Function::Max,
             Function::Min,
+            Function::MaxWithRetract,
+            Function::MinWithRetract,
         ];
         usize::try_from(code)
             .ok()
@@ -200,6 +219,15 @@ impl Function {
 
     fn retracts(self) -> bool {
         !matches!(self, Function::Sum | Function::Max | Function::Min)
+    }
+
+    /// The extreme a MIN or MAX over retractions keeps; none for the other functions.
+    pub fn extreme(self) -> Option<Extreme> {
+        match self {
+            Function::MaxWithRetract => Some(Extreme::Max),
+            Function::MinWithRetract => Some(Extreme::Min),
+            _ => None,
+        }
     }
 }
 
@@ -236,6 +264,9 @@ pub struct AggregateCall {
     pub filter: Option<usize>,
     /// A DECIMAL argument's precision and scale.
     pub decimal: Option<(u8, u8)>,
+    /// The element table the call keeps: a MIN or MAX over retractions counts its values in it,
+    /// a DISTINCT call shares it with the other DISTINCT calls of its argument.
+    pub table: Option<usize>,
 }
 
 impl AggregateCall {
@@ -249,15 +280,23 @@ impl AggregateCall {
         })
     }
 
-    /// The types of the accumulator fields the call keeps, in order.
-    pub fn accumulator_types(&self) -> Result<Vec<NumberType>> {
+    /// The accumulator fields the call keeps, in order.
+    pub fn accumulator_fields(&self) -> Result<Vec<AccumulatorField>> {
+        let number = AccumulatorField::Number;
         Ok(match self.function {
-            Function::CountStar | Function::Count => vec![NumberType::BigInt],
-            Function::Sum | Function::Sum0 => vec![self.number_type()?.sum_type()],
-            Function::Max | Function::Min => vec![self.number_type()?],
-            Function::SumWithRetract => vec![self.number_type()?.sum_type(), NumberType::BigInt],
-            Function::Avg => vec![self.avg_sum_type()?, NumberType::BigInt],
+            Function::CountStar | Function::Count => vec![number(NumberType::BigInt)],
+            Function::Sum | Function::Sum0 => vec![number(self.number_type()?.sum_type())],
+            Function::Max | Function::Min => vec![number(self.number_type()?)],
+            Function::SumWithRetract => vec![number(self.number_type()?.sum_type()), number(NumberType::BigInt)],
+            Function::Avg => vec![number(self.avg_sum_type()?), number(NumberType::BigInt)],
+            Function::MaxWithRetract | Function::MinWithRetract => vec![AccumulatorField::Extreme(self.number_type()?)],
         })
+    }
+
+    /// The types of the number slots the call's accumulator fields hold, in order (an extreme's
+    /// nested row holds two: the extreme and its `mapSize`).
+    pub fn accumulator_types(&self) -> Result<Vec<NumberType>> {
+        Ok(self.accumulator_fields()?.iter().flat_map(AccumulatorField::slot_types).collect())
     }
 
     /// The type of an AVG's sum: BIGINT for integers, DOUBLE for FLOAT and DOUBLE, DECIMAL(38, s)
@@ -291,6 +330,10 @@ impl AggregateCall {
         match self.function {
             Function::CountStar | Function::Count => acc[0] = zero,
             Function::Sum | Function::Max | Function::Min => acc[0] = None,
+            Function::MaxWithRetract | Function::MinWithRetract => {
+                acc[0] = None;
+                acc[1] = zero;
+            }
             Function::SumWithRetract => {
                 acc[0] = None;
                 acc[1] = zero;
@@ -312,6 +355,9 @@ impl AggregateCall {
         row: &BinaryRow,
         retract: bool,
     ) -> Result<()> {
+        if self.function.extreme().is_some() {
+            return Err(NativeError::Internal(format!("{:?} updates through its element table", self.function)));
+        }
         if retract && !self.function.retracts() {
             return Err(NativeError::InvalidArgument(format!(
                 "aggregate function {:?} got a retraction, but its input was planned as insert-only",
@@ -354,6 +400,7 @@ impl AggregateCall {
                     count(&mut acc[1]);
                 }
             }
+            Function::MaxWithRetract | Function::MinWithRetract => unreachable!("refused above"),
             Function::Max | Function::Min => {
                 let x = argument.expect("a number");
                 let replaces = match acc[0] {
@@ -400,6 +447,9 @@ impl AggregateCall {
                 acc[0] = add(types[0], acc[0], other[0]);
                 acc[1] = add(types[1], acc[1], other[1]);
             }
+            Function::MaxWithRetract | Function::MinWithRetract => {
+                unreachable!("an aggregation with element tables merges no accumulators")
+            }
             Function::Max | Function::Min => {
                 if let Some(theirs) = other[0] {
                     let replaces = match acc[0] {
@@ -419,6 +469,7 @@ impl AggregateCall {
     pub fn value(&self, acc: &[Option<Number>]) -> Result<Option<Number>> {
         let no_rows = acc.get(1).is_some_and(|count| *count == Some(Number::Int(0)));
         Ok(match self.function {
+            Function::MaxWithRetract | Function::MinWithRetract => Extreme::value(acc),
             Function::SumWithRetract if no_rows => None,
             Function::Avg if no_rows => None,
             Function::Avg => match (acc[0], acc[1]) {
@@ -475,7 +526,7 @@ mod tests {
     use crate::columnar::binary_row::tests::RowBuilder;
 
     fn call(function: Function, field: FieldType) -> AggregateCall {
-        AggregateCall { function, argument: Some((0, field)), filter: None, decimal: None }
+        AggregateCall { function, argument: Some((0, field)), filter: None, decimal: None, table: None }
     }
 
     fn run(call: &AggregateCall, inputs: &[(Vec<u8>, bool)]) -> Option<Number> {
@@ -536,7 +587,13 @@ mod tests {
         let null = (RowBuilder::new(2).null(0).build(), false);
         assert_eq!(run(&call(Function::Count, FieldType::BigInt), &[null.clone(), long(3)]), Some(Number::Int(1)));
         assert_eq!(run(&call(Function::Sum, FieldType::BigInt), std::slice::from_ref(&null)), None);
-        let filtered = AggregateCall { function: Function::CountStar, argument: None, filter: Some(1), decimal: None };
+        let filtered = AggregateCall {
+            function: Function::CountStar,
+            argument: None,
+            filter: Some(1),
+            decimal: None,
+            table: None,
+        };
         let passes = (RowBuilder::new(2).long(0, 1).int(1, 1).build(), false);
         assert_eq!(run(&filtered, &[long(1), passes]), Some(Number::Int(1)));
     }
@@ -578,6 +635,7 @@ mod tests {
             argument: Some((0, FieldType::Decimal)),
             filter: None,
             decimal: Some((38, 0)),
+            table: None,
         };
         let types = sum.accumulator_types().unwrap();
         assert_eq!(types, vec![NumberType::Decimal { precision: 38, scale: 0 }]);
@@ -602,6 +660,7 @@ mod tests {
             argument: Some((0, FieldType::CompactDecimal)),
             filter: None,
             decimal: Some((10, 2)),
+            table: None,
         };
         let sum_type = NumberType::Decimal { precision: 38, scale: 2 };
         assert_eq!(avg.accumulator_types().unwrap(), vec![sum_type, NumberType::BigInt]);

@@ -24,8 +24,19 @@
 //! for a key without accumulators, emits nothing, and the next key's run is aggregated: Flink
 //! 2.2.1 returns from the whole bundle there instead (FLINK-35661), dropping the bundle's remaining
 //! keys, which this does not reproduce.
+//!
+//! MIN and MAX over retractions, and DISTINCT calls, also keep element tables, Flink's `MapView`s
+//! in their own keyed state ([`element_tables`]): a batch reads the elements its rows need with one
+//! multi-get per table, and writes their changes, and the removal of every element of a key whose
+//! last row was retracted, in the batch's write batch. Such an aggregation is never merged from a
+//! local one.
 
+mod accumulator_layout;
 mod decimal_divide;
+pub mod distinct;
+pub mod element_tables;
+pub mod elements;
+pub mod extremes;
 pub mod functions;
 mod value_rows;
 
@@ -42,9 +53,16 @@ use super::stored_rows::{read_values, KeptValue, ValueFormat};
 use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
-use crate::store::StateColumnFamily;
+use crate::store::{StateColumnFamily, StoreWrite};
+use accumulator_layout::AccumulatorLayout;
+use distinct::{DistinctView, InnerStep};
+use element_tables::{BatchCounts, Element, ElementTable};
+use elements::ElementType;
+use extremes::ExtremeTable;
 use functions::{AggregateCall, Number, NumberType};
-use value_rows::{read_numbers, write_numbers};
+#[cfg(test)]
+use value_rows::read_numbers;
+use value_rows::{read_accumulators, write_accumulators, write_numbers};
 
 /// A row that changes no output.
 pub const NOTHING: i8 = 0;
@@ -78,70 +96,6 @@ pub struct GroupAggConfig {
     pub layout: KeyGroupLayout,
 }
 
-/// The calls' accumulator fields: where each call's fields start, and their types.
-struct AccumulatorLayout {
-    starts: Vec<usize>,
-    types: Vec<NumberType>,
-    value_types: Vec<NumberType>,
-}
-
-impl AccumulatorLayout {
-    fn of(config: &GroupAggConfig) -> Result<AccumulatorLayout> {
-        let mut starts = Vec::with_capacity(config.calls.len());
-        let mut types = Vec::new();
-        for call in &config.calls {
-            for position in call.argument.map(|(position, _)| position).into_iter().chain(call.filter) {
-                if position >= config.input_arity {
-                    return Err(NativeError::InvalidArgument(format!(
-                        "aggregate field {position} of rows of {} fields",
-                        config.input_arity
-                    )));
-                }
-            }
-            starts.push(types.len());
-            types.extend(call.accumulator_types()?);
-        }
-        if let Some(start) = config.merged_from {
-            if start + types.len() != config.input_arity {
-                return Err(NativeError::InvalidArgument(format!(
-                    "{} accumulator fields from field {start} of rows of {} fields",
-                    types.len(),
-                    config.input_arity
-                )));
-            }
-        }
-        if config.value_arity > config.calls.len() {
-            return Err(NativeError::InvalidArgument(format!(
-                "{} values of {} calls",
-                config.value_arity,
-                config.calls.len()
-            )));
-        }
-        if let Some(field) = config.count_star_field {
-            if types.get(field) != Some(&NumberType::BigInt) {
-                return Err(NativeError::InvalidArgument(format!("accumulator field {field} is no row count")));
-            }
-        }
-        let value_types =
-            config.calls[..config.value_arity].iter().map(AggregateCall::value_type).collect::<Result<_>>()?;
-        Ok(AccumulatorLayout { starts, types, value_types })
-    }
-
-    fn fields<'a>(&self, call: usize, acc: &'a mut [Option<Number>]) -> (&'a mut [Option<Number>], &[NumberType]) {
-        let end = self.end(call);
-        (&mut acc[self.starts[call]..end], &self.types[self.starts[call]..end])
-    }
-
-    /// The fields of `call` in the accumulator row `acc`.
-    fn range<'a>(&self, call: usize, acc: &'a [Option<Number>]) -> &'a [Option<Number>] {
-        &acc[self.starts[call]..self.end(call)]
-    }
-
-    fn end(&self, call: usize) -> usize {
-        self.starts.get(call + 1).copied().unwrap_or(self.types.len())
-    }
-}
-
 fn result_fields() -> Fields {
     Fields::from(vec![
         Field::new("decision", DataType::Int8, false),
@@ -156,6 +110,11 @@ pub struct GroupAggregator {
     column_family: StateColumnFamily,
     config: GroupAggConfig,
     accumulators: AccumulatorLayout,
+    /// The element tables the calls keep, in the order their `table` indices give.
+    tables: Vec<ElementTable>,
+    /// The element type of each call that is a MIN or MAX over retractions.
+    extremes: Vec<Option<ElementType>>,
+    views: Vec<DistinctView>,
     cache: WinnerCache,
     reservation: Option<MemoryReservation>,
 }
@@ -177,14 +136,58 @@ impl BatchAccumulators {
 }
 
 impl GroupAggregator {
+    /// An aggregator over the accumulators in `column_family` and the element `tables` its calls
+    /// keep (every table by exactly one MIN or MAX over retractions, or by the DISTINCT calls of
+    /// one argument, in the order of Flink's `distinctAcc_<j>`).
     pub fn new(
         column_family: StateColumnFamily,
-        config: GroupAggConfig,
+        mut config: GroupAggConfig,
+        tables: Vec<ElementTable>,
         cache_bytes: usize,
         reservation: Option<MemoryReservation>,
     ) -> Result<GroupAggregator> {
-        let accumulators = AccumulatorLayout::of(&config)?;
-        Ok(GroupAggregator { column_family, config, accumulators, cache: WinnerCache::new(cache_bytes), reservation })
+        let views = distinct::views_of(&mut config.calls, tables.len(), config.count_star_field.is_some())?;
+        let accumulators = AccumulatorLayout::of(&config, views.len())?;
+        let extremes = config
+            .calls
+            .iter()
+            .map(|call| match (call.function.extreme(), call.argument) {
+                (Some(_), Some((_, field))) => {
+                    let element = ElementType { field, decimal: call.decimal };
+                    element.check()?;
+                    Ok(Some(element))
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut owners = vec![0; tables.len()];
+        for call in config.calls.iter().filter(|call| call.function.extreme().is_some()) {
+            match call.table.filter(|&t| t < tables.len()) {
+                Some(table) => owners[table] += 1,
+                None => {
+                    return Err(NativeError::InvalidArgument(format!("{:?} keeps no element table", call.function)))
+                }
+            }
+        }
+        for view in &views {
+            owners[view.table] += 1;
+            if tables[view.table].nulls.is_none() {
+                return Err(NativeError::InvalidArgument(format!("DISTINCT table {} has no NULL state", view.table)));
+            }
+        }
+        if let Some(table) = owners.iter().position(|&owners| owners != 1) {
+            return Err(NativeError::InvalidArgument(format!("element table {table} has {} owners", owners[table])));
+        }
+        Ok(GroupAggregator {
+            column_family,
+            config,
+            accumulators,
+            tables,
+            extremes,
+            views,
+            cache: WinnerCache::new(cache_bytes),
+            reservation,
+        })
     }
 
     /// Cache hits and misses since the aggregator was opened.
@@ -207,6 +210,8 @@ impl GroupAggregator {
         let (keys, rows) = key_and_row_columns(batch, "a group aggregate batch")?;
         let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
         let mut accs = self.read_accumulators(keys, &batch_keys, now)?;
+        let prefixes = self.state_prefixes(keys, &batch_keys);
+        let mut counts = self.read_elements(rows, &batch_keys, &accs, &prefixes, now)?;
 
         let n = rows.len();
         let mut decision = Vec::with_capacity(n);
@@ -258,13 +263,13 @@ impl GroupAggregator {
                 for (field, value) in merged.iter_mut().enumerate() {
                     *value = self.accumulators.types[field].read(&row, start + field)?;
                 }
-            }
-            for (call, aggregate) in self.config.calls.iter().enumerate() {
-                let (fields, types) = self.accumulators.fields(call, acc);
-                match self.config.merged_from {
-                    Some(_) => aggregate.merge(fields, types, self.accumulators.range(call, &merged)),
-                    None => aggregate.update(fields, types, &row, retract)?,
+                for call in 0..self.config.calls.len() {
+                    let (fields, types) = self.accumulators.fields(call, acc);
+                    self.config.calls[call].merge(fields, types, self.accumulators.range(call, &merged));
                 }
+            } else {
+                let at = RowAt { row: &row, key: key as u32, prefix: prefixes.get(key).map_or(&[][..], |p| &p[..]) };
+                self.update(acc, &at, retract, &mut counts, now)?;
             }
             if !ends_run {
                 decision.push(NOTHING);
@@ -275,9 +280,11 @@ impl GroupAggregator {
             self.values(acc, &mut after)?;
             // A count that reaches zero inside a run does not end the accumulators there: they
             // carry on to the run's end, as in Flink's bundle.
-            let no_rows = self.config.count_star_field.is_some_and(|f| matches!(acc[f], None | Some(Number::Int(0))));
+            let no_rows =
+                self.accumulators.count_star_slot.is_some_and(|f| matches!(acc[f], None | Some(Number::Int(0))));
             let outcome = if no_rows {
                 accs.present[key] = false;
+                counts.iter_mut().for_each(|table| table.clear(key as u32));
                 if first {
                     NOTHING
                 } else {
@@ -299,10 +306,120 @@ impl GroupAggregator {
             decision.push(outcome);
         }
 
-        self.write_accumulators(keys, &batch_keys, &mut accs, now)?;
+        let mut write = StoreWrite::to_store_of(&self.column_family);
+        for table in &counts {
+            table.write(&mut write, &prefixes, now)?;
+        }
+        self.write_accumulators(keys, &batch_keys, &mut accs, now, write)?;
         let columns: Vec<ArrayRef> =
             vec![Arc::new(Int8Array::from(decision)), Arc::new(previous.finish()), Arc::new(current.finish())];
         Ok(StructArray::try_new(result_fields(), columns, None)?)
+    }
+
+    /// Accumulates (or retracts) the row `at` into the accumulator slots `acc` of its key: every
+    /// call, the MIN and MAX over retractions through their element tables, then the DISTINCT
+    /// views, which pass the row on to their calls where it is new (or gone).
+    fn update(
+        &self,
+        acc: &mut [Option<Number>],
+        at: &RowAt,
+        retract: bool,
+        counts: &mut [BatchCounts],
+        now: i64,
+    ) -> Result<()> {
+        for (call, aggregate) in self.config.calls.iter().enumerate() {
+            let (fields, types) = self.accumulators.fields(call, acc);
+            match (aggregate.function.extreme(), aggregate.table) {
+                (Some(extreme), Some(table)) => {
+                    if let Some(value) = extreme_argument(aggregate, at.row)? {
+                        let mut elements = ExtremeTable {
+                            counts: &mut counts[table],
+                            element_type: self.extremes[call].expect("checked when opened"),
+                            key: at.key,
+                            prefix: at.prefix,
+                            now,
+                        };
+                        if retract {
+                            elements.retract(extreme, fields, value)?;
+                        } else {
+                            elements.accumulate(extreme, fields, value)?;
+                        }
+                    }
+                }
+                // A DISTINCT call: its view below decides whether it sees the row.
+                (None, Some(_)) => {}
+                _ => aggregate.update(fields, types, at.row, retract)?,
+            }
+        }
+        for view in &self.views {
+            if let Some(element) = view.element(at.row)? {
+                view.apply(&mut counts[view.table], at.key, element, at.row, retract, |call, step| {
+                    let (fields, types) = self.accumulators.fields(call, acc);
+                    self.config.calls[call].update(fields, types, at.row, step == InnerStep::Retract)
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The state key prefix of every distinct key of the batch (`[key group][key][namespace]`),
+    /// under which its elements are; none without element tables.
+    fn state_prefixes(&self, keys: &BinaryArray, batch_keys: &BatchKeys) -> Vec<Vec<u8>> {
+        if self.tables.is_empty() {
+            return Vec::new();
+        }
+        (0..batch_keys.keys.len())
+            .map(|index| {
+                let mut prefix = Vec::new();
+                let key_group = batch_keys.keys[index].key_group;
+                self.config.layout.write_state_key(&mut prefix, key_group, batch_keys.key(keys, index as u32));
+                prefix
+            })
+            .collect()
+    }
+
+    /// The counts of every element the batch's rows touch, for the keys with accumulators: one
+    /// multi-get per element table.
+    fn read_elements<'t>(
+        &'t self,
+        rows: &BinaryArray,
+        batch_keys: &BatchKeys,
+        accs: &BatchAccumulators,
+        prefixes: &[Vec<u8>],
+        now: i64,
+    ) -> Result<Vec<BatchCounts<'t>>> {
+        let mut wanted: Vec<Vec<(u32, Element)>> = vec![Vec::new(); self.tables.len()];
+        if self.config.merged_from.is_none() && !self.tables.is_empty() {
+            for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
+                if !accs.present[key as usize] {
+                    continue;
+                }
+                let row = BinaryRow::new(rows.value(i), self.config.input_arity)?;
+                for (call, aggregate) in self.config.calls.iter().enumerate() {
+                    if let (Some(element_type), Some(table)) = (self.extremes[call], aggregate.table) {
+                        if let Some(value) = extreme_argument(aggregate, &row)? {
+                            let mut bytes = Vec::new();
+                            element_type.write_number(value, &mut bytes);
+                            wanted[table].push((key, Some(bytes.into_boxed_slice())));
+                        }
+                    }
+                }
+                for view in &self.views {
+                    if let Some(element) = view.element(&row)? {
+                        wanted[view.table].push((key, element));
+                    }
+                }
+            }
+        }
+        self.tables
+            .iter()
+            .zip(wanted)
+            .map(|(table, wanted)| {
+                let mut counts = BatchCounts::new(table, self.format(), accs.present.clone());
+                counts.prefetch(wanted, prefixes, now)?;
+                Ok(counts)
+            })
+            .collect()
     }
 
     fn values(&self, acc: &mut [Option<Number>], out: &mut [Option<Number>]) -> Result<()> {
@@ -340,7 +457,7 @@ impl GroupAggregator {
                 Some(slot) => {
                     let cached = self.cache.get(slot);
                     if !format.expired(cached.written_at, now) {
-                        read_numbers(&cached.row, &self.accumulators.types, accs.of(index))?;
+                        read_accumulators(&cached.row, &self.accumulators.fields, accs.of(index))?;
                         accs.present[index] = true;
                     }
                 }
@@ -355,7 +472,7 @@ impl GroupAggregator {
         )?;
         for (&index, value) in misses.iter().zip(&stored) {
             if let Some(value) = value.as_ref().filter(|v| !format.expired(v.written_at, now)) {
-                read_numbers(value.row(), &self.accumulators.types, accs.of(index as usize)).map_err(|e| {
+                read_accumulators(value.row(), &self.accumulators.fields, accs.of(index as usize)).map_err(|e| {
                     NativeError::CorruptState(format!(
                         "an accumulator row in state '{}': {e}",
                         self.column_family.name()
@@ -367,13 +484,15 @@ impl GroupAggregator {
         Ok(accs)
     }
 
-    /// One write batch of every changed key's accumulators, in key order, and the cache updated.
+    /// Adds every changed key's accumulators to `write` (after what it holds), in key order,
+    /// updates the cache, and applies the write.
     fn write_accumulators(
         &mut self,
         keys: &BinaryArray,
         batch_keys: &BatchKeys,
         accs: &mut BatchAccumulators,
         now: i64,
+        write: StoreWrite,
     ) -> Result<()> {
         let mut row = Vec::new();
         let mut uncached = StateWrites::new(&self.config.layout, self.format());
@@ -385,7 +504,7 @@ impl GroupAggregator {
             let key_bytes = batch_keys.key(keys, index as u32);
             if accs.present[index] {
                 row.clear();
-                write_numbers(&mut row, &self.accumulators.types, accs.of(index));
+                write_accumulators(&mut row, &self.accumulators.fields, accs.of(index));
                 if !self.cache.put_dirty(key.hash, key_bytes, &row, now) {
                     uncached.put(key.key_group, key_bytes, &row, now);
                 }
@@ -394,7 +513,7 @@ impl GroupAggregator {
                 uncached.delete(key.key_group, key_bytes);
             }
         }
-        uncached.commit_after_evicted(&mut self.cache, &self.column_family)
+        uncached.commit_after_evicted(&mut self.cache, &self.column_family, write)
     }
 
     /// Writes every accumulator row the cache holds unwritten, in one write batch: before a
@@ -405,5 +524,29 @@ impl GroupAggregator {
     }
 }
 
+/// A row of the batch, its key's index among the batch's keys, and that key's state prefix.
+struct RowAt<'r> {
+    row: &'r BinaryRow<'r>,
+    key: u32,
+    prefix: &'r [u8],
+}
+
+/// The number a MIN or MAX over retractions takes from `row`: none if its FILTER fails or the
+/// argument is NULL, which leave it alone.
+fn extreme_argument(call: &AggregateCall, row: &BinaryRow) -> Result<Option<Number>> {
+    if call.filter.is_some_and(|f| !row.get_bool(f)) {
+        return Ok(None);
+    }
+    match call.argument {
+        Some((position, field)) if !row.is_null_at(position) => match NumberType::of(field, call.decimal) {
+            Some(number) => number.read(row, position),
+            None => Err(NativeError::InvalidArgument(format!("{:?} over {field:?}", call.function))),
+        },
+        _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod element_table_tests;
 #[cfg(test)]
 mod tests;

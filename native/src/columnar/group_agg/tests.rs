@@ -15,7 +15,8 @@ const DELETE_KIND: u8 = 3;
 fn aggregator(dir: &TempDir, cache_bytes: usize, ttl_millis: Option<i64>, retracting: bool) -> GroupAggregator {
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
     let column_family = StateColumnFamily::open(&store, "accState").unwrap();
-    GroupAggregator::new(column_family, aggregator_config(retracting, ttl_millis), cache_bytes, None).unwrap()
+    GroupAggregator::new(column_family, aggregator_config(retracting, ttl_millis), Vec::new(), cache_bytes, None)
+        .unwrap()
 }
 
 fn aggregator_config(retracting: bool, ttl_millis: Option<i64>) -> GroupAggConfig {
@@ -25,9 +26,9 @@ fn aggregator_config(retracting: bool, ttl_millis: Option<i64>) -> GroupAggConfi
     GroupAggConfig {
         input_arity: 2,
         calls: vec![
-            AggregateCall { function: Function::CountStar, argument: None, filter: None, decimal: None },
-            AggregateCall { function: sum, argument: v, filter: None, decimal: None },
-            AggregateCall { function: max, argument: v, filter: None, decimal: None },
+            AggregateCall { function: Function::CountStar, argument: None, filter: None, decimal: None, table: None },
+            AggregateCall { function: sum, argument: v, filter: None, decimal: None, table: None },
+            AggregateCall { function: max, argument: v, filter: None, decimal: None, table: None },
         ],
         value_arity: 3,
         count_star_field: retracting.then_some(0),
@@ -138,6 +139,7 @@ fn aggregator_without_count(dir: &TempDir, ttl_millis: Option<i64>) -> GroupAggr
             argument: Some((1, FieldType::BigInt)),
             filter: None,
             decimal: None,
+            table: None,
         }],
         value_arity: 1,
         count_star_field: None,
@@ -147,7 +149,7 @@ fn aggregator_without_count(dir: &TempDir, ttl_millis: Option<i64>) -> GroupAggr
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
     };
-    GroupAggregator::new(column_family, config, 0, None).unwrap()
+    GroupAggregator::new(column_family, config, Vec::new(), 0, None).unwrap()
 }
 
 #[test]
@@ -205,7 +207,8 @@ fn the_cache_holds_changed_accumulators_until_evicted_or_flushed() {
     cached.aggregate(&batch(&[insert(1, 1)]), 0).unwrap();
 
     let mut uncached =
-        GroupAggregator::new(cached.column_family.clone(), aggregator_config(false, None), 0, None).unwrap();
+        GroupAggregator::new(cached.column_family.clone(), aggregator_config(false, None), Vec::new(), 0, None)
+            .unwrap();
     let stale = uncached.aggregate(&batch(&[insert(2, 1)]), 0).unwrap();
     assert_eq!(results(&stale)[0].1, values(1, Some(6), 6), "key 2 as flushed");
     cached.flush().unwrap();
@@ -245,8 +248,9 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
                 argument: Some((0, FieldType::BigInt)),
                 filter: None,
                 decimal: None,
+                table: None,
             },
-            AggregateCall { function: Function::CountStar, argument: None, filter: None, decimal: None },
+            AggregateCall { function: Function::CountStar, argument: None, filter: None, decimal: None, table: None },
         ],
         value_arity: 1,
         count_star_field: Some(2),
@@ -256,7 +260,7 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
         generate_update_before: true,
         layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
     };
-    let mut aggregator = GroupAggregator::new(column_family, config, 1 << 20, None).unwrap();
+    let mut aggregator = GroupAggregator::new(column_family, config, Vec::new(), 1 << 20, None).unwrap();
     let local = |k: i64, sum: Option<i64>, sum_count: i64, count: i64| {
         let row = RowBuilder::new(4).long(0, k).long(2, sum_count).long(3, count);
         match sum {
@@ -310,7 +314,8 @@ fn a_key_evicted_before_its_delete_in_the_same_batch_stays_deleted() {
     assert_eq!(decisions(&result), vec![INSERT, INSERT, INSERT, DELETE]);
     aggregator.flush().unwrap();
     let mut uncached =
-        GroupAggregator::new(aggregator.column_family.clone(), aggregator_config(true, None), 0, None).unwrap();
+        GroupAggregator::new(aggregator.column_family.clone(), aggregator_config(true, None), Vec::new(), 0, None)
+            .unwrap();
     let again = uncached.aggregate(&batch(&[insert(1, 2)]), 0).unwrap();
     assert_eq!(decisions(&again), vec![INSERT], "key 1 was deleted, not restored from its evicted row");
 }
@@ -320,7 +325,7 @@ fn run_aggregator(dir: &TempDir) -> GroupAggregator {
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
     let column_family = StateColumnFamily::open(&store, "accState").unwrap();
     let config = GroupAggConfig { per_key_runs: true, ..aggregator_config(true, None) };
-    GroupAggregator::new(column_family, config, 1 << 20, None).unwrap()
+    GroupAggregator::new(column_family, config, Vec::new(), 1 << 20, None).unwrap()
 }
 
 fn retract(k: i64, v: i64) -> (u8, i64, i64) {

@@ -5,6 +5,7 @@ import io.streamfusion.api.BatchValueState;
 import io.streamfusion.api.CandidateIndexBackend;
 import io.streamfusion.api.CandidateIndexState;
 import io.streamfusion.api.columnar.ColumnarKeyedStateBackend;
+import io.streamfusion.api.columnar.ElementTableState;
 import io.streamfusion.api.columnar.FlinkUpsertState;
 import io.streamfusion.api.columnar.GroupAggregator;
 import io.streamfusion.api.columnar.GroupAggregatorSpec;
@@ -21,6 +22,7 @@ import io.streamfusion.backend.columnar.Top1RankerFactory;
 import io.streamfusion.backend.columnar.UpsertMaterializerFactory;
 import io.streamfusion.backend.memory.SlotMemory;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
+import io.streamfusion.backend.nativelib.NativeGroupAggregator;
 import io.streamfusion.backend.nativelib.NativeSlotMemory;
 import io.streamfusion.backend.nativelib.NativeStore;
 import io.streamfusion.backend.snapshot.CanonicalSnapshotResources;
@@ -589,21 +591,40 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     @Override
     public GroupAggregator openGroupAggregator(
-            ValueStateDescriptor<?> accState, GroupAggregatorSpec spec, long batchSchemaAddress)
+            ValueStateDescriptor<?> accState,
+            List<ElementTableState> elementTables,
+            GroupAggregatorSpec spec,
+            long batchSchemaAddress)
             throws Exception {
         checkRowDataSerializer("key", keySerializer);
         getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, accState);
         checkRowDataSerializer(
                 "value of state '" + accState.getName() + "'", accState.getSerializer());
+        List<NativeGroupAggregator.ElementTable> tables = new ArrayList<>();
+        for (ElementTableState table : elementTables) {
+            tables.add(
+                    new NativeGroupAggregator.ElementTable(
+                            registeredColumnFamily(table.map()),
+                            table.nulls() == null ? null : registeredColumnFamily(table.nulls())));
+        }
         GroupAggregator aggregator =
                 GroupAggregatorFactory.open(
                         kvStateInformation.get(accState.getName()).columnFamily(),
+                        tables,
                         accState,
+                        elementTables,
                         spec,
                         kernelContext(),
                         batchSchemaAddress);
         openKernels.add(aggregator);
         return aggregator;
+    }
+
+    /** The column family of {@code descriptor}'s state, registered in the void namespace. */
+    private NativeColumnFamily registeredColumnFamily(StateDescriptor<?, ?> descriptor)
+            throws Exception {
+        getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        return kvStateInformation.get(descriptor.getName()).columnFamily();
     }
 
     @Override

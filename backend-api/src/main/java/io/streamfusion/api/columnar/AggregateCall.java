@@ -13,6 +13,10 @@ import java.io.Serializable;
  * @param filterField the position of the BOOLEAN field that FILTERs the call; -1 for none
  * @param decimalPrecision a DECIMAL argument's precision; 0 for other types
  * @param decimalScale a DECIMAL argument's scale; 0 for other types
+ * @param elementTable the element table (see {@link ElementTableState}) the call keeps, or -1: a
+ *     MIN or MAX over retractions counts its values in one of its own; a DISTINCT call shares one
+ *     with the other DISTINCT calls of its argument, and its FILTER then says which rows the view
+ *     counts for it, as Flink's distinct views do
  */
 public record AggregateCall(
         AggregateFunction function,
@@ -20,7 +24,8 @@ public record AggregateCall(
         @Nullable BinaryFieldType argumentType,
         int filterField,
         int decimalPrecision,
-        int decimalScale)
+        int decimalScale,
+        int elementTable)
         implements Serializable {
 
     public AggregateCall {
@@ -37,15 +42,30 @@ public record AggregateCall(
             throw new IllegalArgumentException(
                     function + " takes " + (argumentField < 0 ? "an argument" : "no argument"));
         }
+        if (function.keepsElementTable() && elementTable < 0) {
+            throw new IllegalArgumentException(function + " keeps an element table");
+        }
     }
 
-    /** A call whose argument is no DECIMAL. */
+    /** A call whose argument is no DECIMAL, keeping no element table. */
     public AggregateCall(
             AggregateFunction function,
             int argumentField,
             @Nullable BinaryFieldType argumentType,
             int filterField) {
-        this(function, argumentField, argumentType, filterField, 0, 0);
+        this(function, argumentField, argumentType, filterField, 0, 0, -1);
+    }
+
+    /** This call, keeping the element table {@code table}. */
+    public AggregateCall keeping(int table) {
+        return new AggregateCall(
+                function,
+                argumentField,
+                argumentType,
+                filterField,
+                decimalPrecision,
+                decimalScale,
+                table);
     }
 
     /** {@code COUNT(*)}, filtered by {@code filterField} (-1 for none). */

@@ -6,6 +6,8 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 import javax.annotation.Nullable;
 
+import java.util.List;
+
 /**
  * Implemented by keyed state backends that run columnar kernels next to their state: an operator
  * hands over a whole Arrow batch in one call, and the backend reads and writes the state of every
@@ -43,16 +45,21 @@ public interface ColumnarKeyedStateBackend {
             throws Exception;
 
     /**
-     * Opens a group aggregator over {@code accState}, registered as {@code getState} would register
-     * it (TTL included). Its values must be {@code RowData} of number fields written by Flink's
-     * {@code RowDataSerializer}, the accumulator rows of {@code spec}'s calls, under keys that are
-     * {@code RowData} too.
+     * Opens a group aggregator over {@code accState} and the element tables its calls keep, each
+     * registered as {@code getState} and {@code getMapState} would register it (TTL included; the
+     * tables' TTL must be {@code accState}'s). The accumulators must be {@code RowData} written by
+     * Flink's {@code RowDataSerializer}, the accumulator rows of {@code spec}'s calls, under keys
+     * that are {@code RowData} too; the tables' values {@code Long}s.
      *
+     * @param elementTables the tables {@link AggregateCall#elementTable()} indexes
      * @param batchSchemaAddress the address of an Arrow C Data Interface {@code ArrowSchema}
      *     holding {@link Top1Ranker#BATCH_SCHEMA}'s layout; checked and released
      */
     GroupAggregator openGroupAggregator(
-            ValueStateDescriptor<?> accState, GroupAggregatorSpec spec, long batchSchemaAddress)
+            ValueStateDescriptor<?> accState,
+            List<ElementTableState> elementTables,
+            GroupAggregatorSpec spec,
+            long batchSchemaAddress)
             throws Exception;
 
     /**

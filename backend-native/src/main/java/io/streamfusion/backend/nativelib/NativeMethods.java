@@ -127,6 +127,7 @@ final class NativeMethods {
 
     static native long openGroupAggregator(
             long columnFamily,
+            long[] elementTables,
             int inputArity,
             int[] calls,
             int valueArity,

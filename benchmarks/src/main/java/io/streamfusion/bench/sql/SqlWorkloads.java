@@ -75,6 +75,9 @@ public final class SqlWorkloads {
         }
     }
 
+    /** The distinct upstream groups each key of the DISTINCT aggregate case sees. */
+    private static final long DISTINCT_VALUES_PER_KEY = 16;
+
     private static List<SqlWorkload> aggregate(boolean full) {
         List<SqlWorkload> cases = new ArrayList<>();
         for (long keys : full ? new long[] {64, 65_536, 1_048_576} : new long[] {65_536}) {
@@ -120,6 +123,21 @@ public final class SqlWorkloads {
                                     MINI_BATCH,
                                     "table.optimizer.agg-phase-strategy",
                                     "ONE_PHASE")));
+            // 16 upstream groups per key, seen again and again: each row looks its value up in
+            // the key's distinct view, and only a key's first 16 rows change it.
+            cases.add(
+                    new SqlWorkload(
+                            AGGREGATE,
+                            "distinct count per key keys=" + keys + " values per key=16",
+                            keys,
+                            keys * DISTINCT_VALUES_PER_KEY,
+                            8,
+                            true,
+                            0,
+                            false,
+                            "CREATE TABLE sink (k BIGINT, d BIGINT, c BIGINT) WITH ('connector' = 'blackhole')",
+                            "INSERT INTO sink SELECT k, COUNT(DISTINCT g), COUNT(*) FROM src GROUP BY k",
+                            Map.of()));
         }
         // Two aggregations joined, behind a keyed exchange that spreads each source batch over
         // the parallel instances: StreamFusion gathers its batches after the exchange; with

@@ -29,6 +29,36 @@ final class AggregateShapes {
             "SELECT k, k2, v, i, t, s, d, f, p, CAST(e AS DECIMAL(10, 2)) AS e,"
                     + " CAST(w AS DECIMAL(38, 0)) AS w, PROCTIME() AS pt FROM scripted";
 
+    /**
+     * DISTINCT calls: two sharing the view of one argument, with and without a FILTER, one whose
+     * view only a FILTER passes rows to, a string, compact and wide decimals, NaN and -0.0, and
+     * NULL arguments.
+     */
+    private static final String DISTINCT_CALLS =
+            "COUNT(DISTINCT MOD(p, 4)), SUM(DISTINCT MOD(p, 4)), COUNT(DISTINCT k2),"
+                    + " COUNT(DISTINCT t) FILTER (WHERE v > 0), SUM(DISTINCT t),"
+                    + " COUNT(DISTINCT s) FILTER (WHERE i > 0), SUM(DISTINCT d), COUNT(DISTINCT e),"
+                    + " COUNT(DISTINCT w), MAX(i)";
+
+    private static final String DISTINCT_SINK =
+            "dc BIGINT, ds INT, dk BIGINT, dt BIGINT, st TINYINT, dn BIGINT, dd DOUBLE, de BIGINT,"
+                    + " dw BIGINT, mi INT";
+
+    /**
+     * A first level whose values the second level's MIN, MAX and DISTINCT see change, so they
+     * retract: BIGINT, DOUBLE (with NaN and -0.0) and DECIMAL values.
+     */
+    private static final String CHANGING_VALUES =
+            "(SELECT k, COUNT(*) AS c, SUM(v) AS s, MAX(d) AS md, SUM(e) AS se FROM src GROUP BY k)";
+
+    private static final String EXTREMES_OF_CHANGING_VALUES =
+            "SELECT c, MIN(s), MAX(s), MIN(md), MAX(md), MAX(se), COUNT(DISTINCT s) FROM "
+                    + CHANGING_VALUES
+                    + " GROUP BY c";
+
+    private static final String EXTREMES_SINK =
+            "c BIGINT, ns BIGINT, xs BIGINT, nd DOUBLE, xd DOUBLE, xe DECIMAL(38, 2), ds BIGINT";
+
     private AggregateShapes() {}
 
     static List<ParityHarness.Shape> all() {
@@ -79,6 +109,20 @@ final class AggregateShapes {
                         false,
                         Map.of()));
         shapes.add(
+                byK(
+                        "DISTINCT counts and sums: shared views, strings, decimals, NULLs, FILTERs",
+                        DISTINCT_CALLS,
+                        DISTINCT_SINK,
+                        false,
+                        Map.of()));
+        shapes.add(
+                byK(
+                        "DISTINCT with ttl 1 h, batches of 3, no cache",
+                        DISTINCT_CALLS,
+                        DISTINCT_SINK,
+                        false,
+                        ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE));
+        shapes.add(
                 shape(
                         "composite key (INT, STRING)",
                         "SELECT k, k2, SUM(v), COUNT(*) FROM src GROUP BY k, k2",
@@ -124,9 +168,45 @@ final class AggregateShapes {
                         false,
                         Map.of("streamfusion.operators.batch-rows", "7"),
                         0));
+        shapes.add(
+                shape(
+                        "two levels: MIN, MAX and DISTINCT of retractions",
+                        EXTREMES_OF_CHANGING_VALUES,
+                        EXTREMES_SINK,
+                        false,
+                        Map.of(),
+                        0));
+        shapes.add(
+                shape(
+                        "two levels: MIN and MAX of retractions, ttl 1 h, batches of 3, no cache",
+                        EXTREMES_OF_CHANGING_VALUES,
+                        EXTREMES_SINK,
+                        false,
+                        ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE,
+                        0));
         String lastPerKey =
                 "(SELECT k, i, v, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt"
                         + " DESC) AS rn FROM src) WHERE rn = 1)";
+        shapes.add(
+                shape(
+                        "updates of a deduplication of 3 keys empty and refill 4 groups",
+                        "SELECT MOD(i, 4), MAX(v), MIN(d), COUNT(DISTINCT k), COUNT(*) FROM "
+                                + lastPerKey
+                                + " WHERE k < 3 GROUP BY MOD(i, 4)",
+                        "g INT, xv BIGINT, nd DOUBLE, dk BIGINT, c BIGINT",
+                        false,
+                        Map.of(),
+                        0));
+        shapes.add(
+                shape(
+                        "updates of a deduplication: MIN, MAX and DISTINCT empty groups",
+                        "SELECT i, MAX(v), MIN(d), COUNT(DISTINCT k), COUNT(*) FROM "
+                                + lastPerKey
+                                + " GROUP BY i",
+                        "i INT, xv BIGINT, nd DOUBLE, dk BIGINT, c BIGINT",
+                        false,
+                        Map.of(),
+                        0));
         shapes.add(
                 shape(
                         "updates of a deduplication empty groups",
@@ -213,6 +293,27 @@ final class AggregateShapes {
                             options,
                             shape.keyColumns()));
         }
+        // The global half of a two-phase aggregation merges its local half's MapViews, which the
+        // layer does not: MIN and MAX over retractions and DISTINCT run one-phase only.
+        Map<String, String> onePhase =
+                ParityHarness.miniBatchOf(
+                        "7", Map.of("table.optimizer.agg-phase-strategy", "ONE_PHASE"));
+        shapes.add(
+                byK(
+                        "one phase, mini-batch of 7, DISTINCT",
+                        DISTINCT_CALLS,
+                        DISTINCT_SINK,
+                        false,
+                        onePhase));
+        shapes.add(
+                shape(
+                        "one phase, mini-batch of 7, two levels: MIN, MAX and DISTINCT of"
+                                + " retractions",
+                        EXTREMES_OF_CHANGING_VALUES,
+                        EXTREMES_SINK,
+                        false,
+                        onePhase,
+                        0));
         return shapes;
     }
 

@@ -5,18 +5,21 @@ import io.streamfusion.api.columnar.AggregateFunction;
 import io.streamfusion.api.columnar.BinaryFieldType;
 import io.streamfusion.operators.batch.BinaryFieldTypes;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.runtime.generated.AggsHandleFunction;
+import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import javax.annotation.Nullable;
 
@@ -36,6 +39,11 @@ import java.util.Set;
  * a BOOLEAN, clearing it) changes the call's accumulator, and is filtered by the BOOLEAN field g if
  * setting g to FALSE leaves its accumulator as it started. Then the accumulator layout and value
  * types must be exactly what the native kernels keep; anything else is refused, with the reason.
+ *
+ * <p>MIN and MAX over retractions, and DISTINCT calls, keep {@code MapView}s: the handler gets them
+ * from a {@link RecordingDataViewStore}, which empties them before each probe, and they become the
+ * calls' element tables, MIN and MAX first in call order, then one per DISTINCT argument in the
+ * order the planner numbers them ({@code distinctAcc_<j>}).
  */
 final class AggregateCallProbe {
 
@@ -49,26 +57,44 @@ final class AggregateCallProbe {
                     LogicalTypeRoot.FLOAT,
                     LogicalTypeRoot.DOUBLE);
 
-    /** The identified calls and how many of them are in the output, or why there are none. */
+    /**
+     * The identified calls, how many of them are in the output and the element tables they keep, or
+     * why there are none.
+     */
     record Result(
-            @Nullable List<AggregateCall> calls, int valueArity, @Nullable String unsupported) {
+            @Nullable List<AggregateCall> calls,
+            int valueArity,
+            List<ElementTableSpec> elementTables,
+            @Nullable String unsupported) {
 
         static Result refuse(String reason) {
-            return new Result(null, 0, reason);
+            return new Result(null, 0, List.of(), reason);
         }
     }
+
+    /** The most DISTINCT calls one view holds in a {@code Long}'s bits. */
+    private static final int MAX_CALLS_PER_VIEW = Long.SIZE;
 
     private final LogicalType[] inputTypes;
     private final LogicalType[] accTypes;
     private final AggsHandleFunction handler;
+    private final RecordingDataViewStore views;
     private final RowDataSerializer inputSerializer;
     private final RowData.FieldGetter[] accGetters;
 
+    /**
+     * A probe of {@code handler}, opened with {@code views}, of an aggregation over rows of {@code
+     * inputTypes} with accumulators of {@code accTypes}.
+     */
     AggregateCallProbe(
-            LogicalType[] inputTypes, LogicalType[] accTypes, AggsHandleFunction handler) {
+            LogicalType[] inputTypes,
+            LogicalType[] accTypes,
+            AggsHandleFunction handler,
+            RecordingDataViewStore views) {
         this.inputTypes = inputTypes;
         this.accTypes = accTypes;
         this.handler = handler;
+        this.views = views;
         this.inputSerializer = new RowDataSerializer(inputTypes);
         this.accGetters = new RowData.FieldGetter[accTypes.length];
         for (int i = 0; i < accTypes.length; i++) {
@@ -96,7 +122,10 @@ final class AggregateCallProbe {
             filtered.add(false);
         }
         int[] starts = starts(functions);
-        if (starts[functions.size()] != accTypes.length) {
+        List<String> distinctArguments = distinctArguments(described);
+        int callFields = starts[functions.size()];
+        if (callFields + distinctArguments.size() != accTypes.length
+                || !allRaw(Arrays.copyOfRange(accTypes, callFields, accTypes.length))) {
             return Result.refuse(
                     "its accumulators "
                             + Arrays.toString(accTypes)
@@ -104,6 +133,7 @@ final class AggregateCallProbe {
                             + described
                             + " as the native kernels keep them");
         }
+        int[] tables = elementTables(described, functions, distinctArguments);
         Object[] initial = accumulators(handler.createAccumulators());
         List<AggregateCall> calls = new ArrayList<>();
         for (int i = 0; i < functions.size(); i++) {
@@ -140,11 +170,168 @@ final class AggregateCallProbe {
             } else if (BinaryFieldTypes.of(inputTypes[argument]).isEmpty()) {
                 return Result.refuse(what + " reads a " + inputTypes[argument] + " field");
             } else {
-                calls.add(call(function, argument, inputTypes[argument], filter));
+                calls.add(call(function, argument, inputTypes[argument], filter, tables[i]));
             }
         }
         String counter = checkCountStar(calls, starts, countStarField);
-        return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
+        if (counter != null) {
+            return Result.refuse(counter);
+        }
+        String distinctViews = checkDistinctViews(calls, described, tables, countStarField >= 0);
+        if (distinctViews != null) {
+            return Result.refuse(distinctViews);
+        }
+        List<ElementTableSpec> specs = new ArrayList<>();
+        String unmatched = matchRecordedViews(calls, described, distinctArguments.size(), specs);
+        return unmatched != null
+                ? Result.refuse(unmatched)
+                : new Result(calls, described.size(), specs, null);
+    }
+
+    /** The arguments of the DISTINCT calls, each once, in the order the planner numbers views. */
+    private static List<String> distinctArguments(List<AggregateSelectList.Call> described) {
+        List<String> arguments = new ArrayList<>();
+        for (AggregateSelectList.Call call : described) {
+            if (call.distinct() && !arguments.contains(call.arguments())) {
+                arguments.add(call.arguments());
+            }
+        }
+        return arguments;
+    }
+
+    private static boolean allRaw(LogicalType[] types) {
+        return Arrays.stream(types).allMatch(t -> t.getTypeRoot() == LogicalTypeRoot.RAW);
+    }
+
+    /**
+     * Each call's element table, or -1: MIN and MAX over retractions first, in call order, then one
+     * per DISTINCT argument.
+     */
+    private static int[] elementTables(
+            List<AggregateSelectList.Call> described,
+            List<AggregateFunction> functions,
+            List<String> distinctArguments) {
+        int[] tables = new int[functions.size()];
+        Arrays.fill(tables, -1);
+        int extremes = 0;
+        for (int i = 0; i < described.size(); i++) {
+            if (functions.get(i).keepsElementTable()) {
+                tables[i] = extremes++;
+            }
+        }
+        for (int i = 0; i < described.size(); i++) {
+            if (described.get(i).distinct()) {
+                tables[i] = extremes + distinctArguments.indexOf(described.get(i).arguments());
+            }
+        }
+        return tables;
+    }
+
+    /**
+     * Why the DISTINCT calls' views are not what the native views keep, or null: the calls of one
+     * view read one field, and share a view over retractions only alone (Flink keeps an array of
+     * counts for several) and otherwise only up to a {@code Long}'s bits.
+     */
+    @Nullable
+    private static String checkDistinctViews(
+            List<AggregateCall> calls,
+            List<AggregateSelectList.Call> described,
+            int[] tables,
+            boolean retracting) {
+        for (int table : Arrays.stream(tables).distinct().toArray()) {
+            List<Integer> members = new ArrayList<>();
+            for (int i = 0; i < described.size(); i++) {
+                if (tables[i] == table && described.get(i).distinct()) {
+                    members.add(i);
+                }
+            }
+            if (members.isEmpty()) {
+                continue;
+            }
+            String what = described.get(members.get(0)).toString();
+            if (members.stream().map(i -> calls.get(i).argumentField()).distinct().count() > 1) {
+                return "the probe found different fields for the calls sharing " + what;
+            }
+            if (retracting && members.size() > 1) {
+                return members.size()
+                        + " DISTINCT calls over retractions share the view of "
+                        + what
+                        + ", which Flink keeps as an array of counts that no native kernel reads";
+            }
+            if (members.size() > MAX_CALLS_PER_VIEW) {
+                return members.size() + " DISTINCT calls share the view of " + what;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Finds the view the handler registered for each element table ({@code agg<i>$map} for the MIN
+     * or MAX call i, {@code distinctAcc_<j>} for the DISTINCT view j), in table order, into {@code
+     * specs}; why they do not match what the native tables keep, or null.
+     */
+    @Nullable
+    private String matchRecordedViews(
+            List<AggregateCall> calls,
+            List<AggregateSelectList.Call> described,
+            int distinctViews,
+            List<ElementTableSpec> specs) {
+        List<String> names = new ArrayList<>();
+        List<LogicalType> elementTypes = new ArrayList<>();
+        for (int i = 0; i < described.size(); i++) {
+            if (calls.get(i).function().keepsElementTable()) {
+                names.add("agg" + i + "$map");
+                elementTypes.add(inputTypes[calls.get(i).argumentField()]);
+            }
+        }
+        for (int j = 0; j < distinctViews; j++) {
+            names.add("distinctAcc_" + j);
+            for (AggregateCall call : calls) {
+                if (call.elementTable() == names.size() - 1) {
+                    elementTypes.add(inputTypes[call.argumentField()]);
+                    break;
+                }
+            }
+        }
+        if (views.recorded().size() != names.size()) {
+            return "its handler keeps the views "
+                    + views.recorded().stream().map(ElementTableSpec::name).toList()
+                    + ", not "
+                    + names;
+        }
+        for (int table = 0; table < names.size(); table++) {
+            String name = names.get(table);
+            ElementTableSpec spec =
+                    views.recorded().stream()
+                            .filter(view -> view.name().equals(name))
+                            .findFirst()
+                            .orElse(null);
+            if (spec == null) {
+                return "its handler keeps no view " + name;
+            }
+            if (!holds(spec.keySerializer(), elementTypes.get(table).getTypeRoot())
+                    || !holds(spec.valueSerializer(), LogicalTypeRoot.BIGINT)) {
+                return "its view "
+                        + name
+                        + " does not map "
+                        + elementTypes.get(table)
+                        + " to BIGINT";
+            }
+            specs.add(spec);
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code serializer} is Flink's serializer of a view's keys or values of {@code root}.
+     */
+    private static boolean holds(TypeSerializer<?> serializer, LogicalTypeRoot root) {
+        return serializer instanceof ExternalSerializer
+                && ((ExternalSerializer<?, ?>) serializer)
+                                .getDataType()
+                                .getLogicalType()
+                                .getTypeRoot()
+                        == root;
     }
 
     /** Why the first call of {@code described} that no native kernel computes is refused. */
@@ -161,19 +348,10 @@ final class AggregateCallProbe {
 
     @Nullable
     private static String unsupported(AggregateSelectList.Call call) {
-        if (call.distinct()) {
-            return call + " is DISTINCT, which keeps a MapView of the distinct values";
-        }
         if (hasTopLevelComma(call.arguments())) {
             return call + " has more than one argument";
         }
-        switch (call.name()) {
-            case "MAX_RETRACT":
-            case "MIN_RETRACT":
-                return call + " over retractions keeps a MapView of the values";
-            default:
-                return functionOf(call) == null ? "no native kernel computes " + call : null;
-        }
+        return functionOf(call) == null ? "no native kernel computes " + call : null;
     }
 
     private static boolean hasTopLevelComma(String arguments) {
@@ -204,6 +382,17 @@ final class AggregateCallProbe {
             LogicalType[] accTypes,
             LogicalType[] valueTypes,
             int countStarField) {
+        for (LogicalType type : accTypes) {
+            if (type.getTypeRoot() == LogicalTypeRoot.RAW
+                    || type.getTypeRoot() == LogicalTypeRoot.STRUCTURED_TYPE) {
+                return Result.refuse(
+                        described
+                                + " keep a MapView ("
+                                + type
+                                + "), which the global half of a two-phase aggregation merges"
+                                + " from its local half's; no native kernel merges views");
+            }
+        }
         List<AggregateFunction> functions = new ArrayList<>();
         for (AggregateSelectList.Call call : described) {
             AggregateFunction function = functionOf(call);
@@ -247,10 +436,12 @@ final class AggregateCallProbe {
             calls.add(
                     function == AggregateFunction.COUNT_STAR
                             ? AggregateCall.countStar(-1)
-                            : call(function, starts[i], argumentType, -1));
+                            : call(function, starts[i], argumentType, -1, -1));
         }
         String counter = checkCountStar(calls, starts, countStarField);
-        return counter != null ? Result.refuse(counter) : new Result(calls, described.size(), null);
+        return counter != null
+                ? Result.refuse(counter)
+                : new Result(calls, described.size(), List.of(), null);
     }
 
     private static int[] starts(List<AggregateFunction> functions) {
@@ -299,6 +490,10 @@ final class AggregateCallProbe {
                 return AggregateFunction.MAX;
             case "MIN":
                 return AggregateFunction.MIN;
+            case "MAX_RETRACT":
+                return AggregateFunction.MAX_WITH_RETRACT;
+            case "MIN_RETRACT":
+                return AggregateFunction.MIN_WITH_RETRACT;
             default:
                 return null;
         }
@@ -354,6 +549,18 @@ final class AggregateCallProbe {
                 expected.add(count);
                 value = decimal ? avgType((DecimalType) argumentType) : argumentType;
                 break;
+            case MAX_WITH_RETRACT:
+            case MIN_WITH_RETRACT:
+                if (!isExtremeAccumulator(accTypes[start], argumentType)) {
+                    return what
+                            + " keeps a "
+                            + accTypes[start]
+                            + " accumulator, not ("
+                            + argumentType
+                            + ", BIGINT, MapView)";
+                }
+                value = argumentType;
+                break;
             default:
                 expected.add(argumentType);
                 value = argumentType;
@@ -367,6 +574,21 @@ final class AggregateCallProbe {
             return what + " gives a " + valueTypes[call] + " value, not " + value;
         }
         return null;
+    }
+
+    /**
+     * Whether {@code type} is the accumulator of a MIN or MAX over retractions of {@code argument}:
+     * the structured {@code (max, mapSize, map)} of {@code MaxWithRetractAccumulator}.
+     */
+    private static boolean isExtremeAccumulator(LogicalType type, LogicalType argument) {
+        if (type.getTypeRoot() != LogicalTypeRoot.STRUCTURED_TYPE) {
+            return false;
+        }
+        List<LogicalType> fields = LogicalTypeChecks.getFieldTypes(type);
+        return fields.size() == 3
+                && sameType(fields.get(0), argument)
+                && sameType(fields.get(1), new BigIntType())
+                && fields.get(2).getTypeRoot() == LogicalTypeRoot.RAW;
     }
 
     /** The type of a SUM of {@code type} ({@code LogicalTypeMerging.findSumAggType}). */
@@ -388,16 +610,16 @@ final class AggregateCallProbe {
         return a.copy(true).equals(b.copy(true));
     }
 
-    /** The call of {@code function} over the field {@code argument} of {@code type}. */
+    /**
+     * The call of {@code function} over the field {@code argument} of {@code type}, keeping the
+     * element table {@code table} (-1 for none).
+     */
     private static AggregateCall call(
-            AggregateFunction function, int argument, LogicalType type, int filter) {
+            AggregateFunction function, int argument, LogicalType type, int filter, int table) {
         BinaryFieldType stored = BinaryFieldTypes.of(type).orElseThrow();
-        if (type instanceof DecimalType) {
-            DecimalType decimal = (DecimalType) type;
-            return new AggregateCall(
-                    function, argument, stored, filter, decimal.getPrecision(), decimal.getScale());
-        }
-        return new AggregateCall(function, argument, stored, filter);
+        int precision = type instanceof DecimalType ? ((DecimalType) type).getPrecision() : 0;
+        int scale = type instanceof DecimalType ? ((DecimalType) type).getScale() : 0;
+        return new AggregateCall(function, argument, stored, filter, precision, scale, table);
     }
 
     /** The one field whose value changes the call's accumulator fields, or -1. */
@@ -469,6 +691,7 @@ final class AggregateCallProbe {
 
     /** The accumulator fields after accumulating {@code row} into fresh accumulators. */
     private Object[] accumulate(GenericRowData row) throws Exception {
+        views.clearViews();
         handler.setAccumulators(handler.createAccumulators());
         // As rows reach the operator: binary, where a NULL field reads as 0 or false.
         handler.accumulate(inputSerializer.toBinaryRow(row).copy());
@@ -478,9 +701,33 @@ final class AggregateCallProbe {
     private Object[] accumulators(RowData acc) {
         Object[] fields = new Object[accGetters.length];
         for (int i = 0; i < fields.length; i++) {
-            fields[i] = accGetters[i].getFieldOrNull(acc);
+            fields[i] = comparable(accGetters[i].getFieldOrNull(acc), accTypes[i]);
         }
         return fields;
+    }
+
+    /**
+     * An accumulator field as the probe compares it: a view (RAW) as null, since the probe only
+     * watches what the accumulator row holds, and a nested row as the list of its fields.
+     */
+    @Nullable
+    private static Object comparable(@Nullable Object field, LogicalType type) {
+        if (field == null || type.getTypeRoot() == LogicalTypeRoot.RAW) {
+            return null;
+        }
+        if (field instanceof RowData) {
+            List<LogicalType> types = LogicalTypeChecks.getFieldTypes(type);
+            List<Object> nested = new ArrayList<>();
+            for (int i = 0; i < types.size(); i++) {
+                nested.add(
+                        comparable(
+                                RowData.createFieldGetter(types.get(i), i)
+                                        .getFieldOrNull((RowData) field),
+                                types.get(i)));
+            }
+            return nested;
+        }
+        return field;
     }
 
     private static boolean sameFields(Object[] a, Object[] b, int from, int to) {

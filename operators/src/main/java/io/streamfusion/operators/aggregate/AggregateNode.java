@@ -6,7 +6,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 import javax.annotation.Nullable;
 
@@ -29,8 +28,8 @@ record AggregateNode(
         return new AggregateNode(List.of(), new LogicalType[0], new LogicalType[0], reason);
     }
 
-    /** Reads {@code node}, whose accumulators have {@code accTypes}. */
-    static AggregateNode read(StreamNode node, LogicalType[] accTypes) {
+    /** Reads {@code node}; {@link AggregateCallProbe} checks its accumulators. */
+    static AggregateNode read(StreamNode node) {
         if (!(node.getStateKeySerializer() instanceof RowDataSerializer)
                 || !(node.getTypeSerializersIn()[0] instanceof RowDataSerializer)
                 || !(node.getTypeSerializerOut() instanceof RowDataSerializer)) {
@@ -48,15 +47,6 @@ record AggregateNode(
         String unsupported = AggregateCallProbe.firstUnsupported(described);
         if (unsupported != null) {
             return refuse(unsupported);
-        }
-        for (LogicalType type : accTypes) {
-            if (type.getTypeRoot() == LogicalTypeRoot.RAW
-                    || type.getTypeRoot() == LogicalTypeRoot.STRUCTURED_TYPE) {
-                return refuse(
-                        "an aggregate keeps a "
-                                + type
-                                + " accumulator, which has no native kernel");
-            }
         }
         LogicalType[] outputTypes = typesOf(node.getTypeSerializerOut());
         return new AggregateNode(

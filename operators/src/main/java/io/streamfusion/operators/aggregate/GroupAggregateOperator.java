@@ -85,6 +85,7 @@ public final class GroupAggregateOperator extends BatchingOperator {
                                 columnarBackend()
                                         .openGroupAggregator(
                                                 spec.stateDescriptor(),
+                                                spec.elementTableStates(),
                                                 spec.aggregatorSpec(
                                                         operatorConfig.cacheBytes(),
                                                         operatorConfig.batchMemoryBytes()),

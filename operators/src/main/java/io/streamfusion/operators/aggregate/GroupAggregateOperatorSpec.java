@@ -1,6 +1,7 @@
 package io.streamfusion.operators.aggregate;
 
 import io.streamfusion.api.columnar.AggregateCall;
+import io.streamfusion.api.columnar.ElementTableState;
 import io.streamfusion.api.columnar.GroupAggregatorSpec;
 import io.streamfusion.operators.batch.MiniBatchBundle;
 
@@ -24,6 +25,8 @@ import java.util.List;
  * @param calls the aggregate calls in the planner's order (see {@link AggregateCallProbe})
  * @param valueArity how many of the leading calls are in the output
  * @param accTypes the accumulator row's field types, as Flink registers {@code accState}
+ * @param elementTables the {@code MapView}s the calls keep, as Flink's handler registers them, in
+ *     the order of the calls' {@link AggregateCall#elementTable()}
  * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
  * @param miniBatch with mini-batch, Flink's bundle: of merged local accumulators for a two-phase
  *     aggregation's global half, of every input row for a one-phase aggregation; null for {@code
@@ -36,6 +39,7 @@ public record GroupAggregateOperatorSpec(
         List<AggregateCall> calls,
         int valueArity,
         LogicalType[] accTypes,
+        List<ElementTableSpec> elementTables,
         int countStarField,
         boolean generateUpdateBefore,
         StateTtlConfig ttlConfig,
@@ -67,6 +71,7 @@ public record GroupAggregateOperatorSpec(
     public GroupAggregateOperatorSpec {
         calls = List.copyOf(calls);
         accTypes = accTypes.clone();
+        elementTables = List.copyOf(elementTables);
     }
 
     /** The state as {@code GroupAggFunction.open} registers it, TTL included. */
@@ -77,6 +82,11 @@ public record GroupAggregateOperatorSpec(
             descriptor.enableTimeToLive(ttlConfig);
         }
         return descriptor;
+    }
+
+    /** The element tables' states as Flink's {@code PerKeyStateDataViewStore} registers them. */
+    List<ElementTableState> elementTableStates() {
+        return elementTables.stream().map(table -> table.state(ttlConfig)).toList();
     }
 
     GroupAggregatorSpec aggregatorSpec(long cacheBytes, long batchMemoryBytes) {

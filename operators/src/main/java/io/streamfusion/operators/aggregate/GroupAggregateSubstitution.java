@@ -23,6 +23,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import javax.annotation.Nullable;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Replaces Flink's {@code GroupAggFunction} (a {@code GROUP BY} without mini-batch), {@code
@@ -116,18 +117,19 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
             @Nullable GroupAggregateOperatorSpec.MiniBatch miniBatch,
             OperatorConfig config)
             throws Exception {
-        AggregateNode aggregate = AggregateNode.read(node, accTypes);
+        AggregateNode aggregate = AggregateNode.read(node);
         if (aggregate.refusal() != null) {
             return Decision.keep(aggregate.refusal());
         }
         int countStarField = countStarField(recordCounter);
         AggsHandleFunction handler =
                 generated.newInstance(Thread.currentThread().getContextClassLoader());
+        RecordingDataViewStore views = new RecordingDataViewStore();
         AggregateCallProbe.Result probed;
         try {
-            handler.open(NoDataViewStore.INSTANCE);
+            handler.open(views);
             probed =
-                    new AggregateCallProbe(aggregate.inputTypes(), accTypes, handler)
+                    new AggregateCallProbe(aggregate.inputTypes(), accTypes, handler, views)
                             .probe(aggregate.described(), aggregate.valueTypes(), countStarField);
         } catch (Exception e) {
             return Decision.keep("its aggregate handler could not be probed: " + e.getMessage());
@@ -145,6 +147,7 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
                         probed.calls(),
                         probed.valueArity(),
                         accTypes,
+                        probed.elementTables(),
                         countStarField,
                         generateUpdateBefore,
                         ttlConfig,
@@ -159,7 +162,7 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
     private static Decision globalHalf(StreamNode node, Function bundled, OperatorConfig config)
             throws Exception {
         LogicalType[] accTypes = FlinkFields.read(bundled, bundled.getClass(), "accTypes");
-        AggregateNode aggregate = AggregateNode.read(node, accTypes);
+        AggregateNode aggregate = AggregateNode.read(node);
         if (aggregate.refusal() != null) {
             return Decision.keep(aggregate.refusal());
         }
@@ -184,6 +187,10 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
         AggregateCallProbe.Result identified =
                 AggregateCallProbe.forMerging(
                         aggregate.described(), accTypes, aggregate.valueTypes(), countStarField);
+        String refusal = refusal(aggregate, identified);
+        if (refusal != null) {
+            return Decision.keep(refusal);
+        }
         GeneratedAggsHandleFunction localMerge =
                 FlinkFields.read(bundled, bundled.getClass(), "genLocalAggsHandler");
         AggsHandleFunction handler =
@@ -197,10 +204,6 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
         }
         long maxCount = FlinkFields.read(trigger, CountBundleTrigger.class, "maxCount");
         long retention = FlinkFields.read(bundled, bundled.getClass(), "stateRetentionTime");
-        String refusal = refusal(aggregate, identified);
-        if (refusal != null) {
-            return Decision.keep(refusal);
-        }
         return replace(
                 node,
                 new GroupAggregateOperatorSpec(
@@ -208,6 +211,7 @@ public final class GroupAggregateSubstitution implements NodeSubstitution {
                         identified.calls(),
                         identified.valueArity(),
                         accTypes,
+                        List.of(),
                         countStarField,
                         FlinkFields.<Boolean>read(
                                 bundled, bundled.getClass(), "generateUpdateBefore"),
