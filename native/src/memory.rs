@@ -19,6 +19,10 @@ use crate::error::{NativeError, Result};
 /// The share of the block cache that reservations may take; the rest always stays RocksDB's.
 const RESERVABLE_SHARE: f64 = 0.5;
 
+/// The smallest cache a kernel is given when its slot cannot spare the cache it asked for; below
+/// this it runs without one.
+const MIN_KERNEL_CACHE_BYTES: usize = 1 << 20;
+
 /// The smallest share of the block cache one of its shards may hold.
 ///
 /// An LRU shard cannot keep a block larger than its capacity: it evicts it as soon as the reader
@@ -88,6 +92,30 @@ impl SlotMemory {
         *reserved = after;
         self.cache.clone().set_capacity(self.cache_bytes - after);
         Some(MemoryReservation { memory: Arc::clone(self), bytes })
+    }
+
+    /// Reserves an operator kernel's memory: its `cache` and `batches` if the slot can spare
+    /// both; else its batches and a smaller cache, at most half of the room left after them (so
+    /// the slot's other kernels find room too) and at least [`MIN_KERNEL_CACHE_BYTES`]; else its
+    /// batches and no cache; else nothing. Returns the reservation and the cache bytes it covers.
+    pub fn reserve_for_kernel(self: &Arc<Self>, cache: usize, batches: usize) -> (Option<MemoryReservation>, usize) {
+        if let Some(reservation) = self.reserve(cache + batches) {
+            return (Some(reservation), cache);
+        }
+        let room = self.reservable_bytes().saturating_sub(batches);
+        let smaller = cache.min(room / 2);
+        if smaller >= MIN_KERNEL_CACHE_BYTES {
+            if let Some(reservation) = self.reserve(smaller + batches) {
+                return (Some(reservation), smaller);
+            }
+        }
+        (self.reserve(batches), 0)
+    }
+
+    /// Bytes that reservations may still take.
+    fn reservable_bytes(&self) -> usize {
+        let reserved = self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        ((self.cache_bytes as f64 * RESERVABLE_SHARE) as usize).saturating_sub(*reserved)
     }
 
     /// Bytes reserved from the budget and held now.
@@ -208,5 +236,24 @@ mod tests {
         assert_eq!(memory.cache_capacity(), full - (25 << 20));
         drop(second);
         assert_eq!((memory.cache_capacity(), memory.reserved_bytes()), (full, 0));
+    }
+
+    #[test]
+    fn a_kernel_gets_a_smaller_cache_when_its_slot_is_short() {
+        // 64 MiB per slot, as parallelism 4 gets of 256 MiB: about 28 MiB may be reserved.
+        let memory = Arc::new(SlotMemory::new(64 << 20, 0.5, 1 << 20).unwrap());
+        let limit = (memory.cache_capacity() as f64 * RESERVABLE_SHARE) as usize;
+        let (first, first_cache) = memory.reserve_for_kernel(32 << 20, 4 << 20);
+        assert_eq!(first_cache, (limit - (4 << 20)) / 2, "half of the room after its batches");
+        let (second, second_cache) = memory.reserve_for_kernel(32 << 20, 4 << 20);
+        assert!(second_cache >= MIN_KERNEL_CACHE_BYTES && second_cache < first_cache, "{second_cache}");
+        let (third, third_cache) = memory.reserve_for_kernel(32 << 20, 4 << 20);
+        assert_eq!((third.is_none(), third_cache), (true, 0), "no room for its batches: nothing");
+        drop(second);
+        let (fourth, fourth_cache) = memory.reserve_for_kernel(32 << 20, 4 << 20);
+        assert_eq!((fourth.is_some(), fourth_cache), (true, second_cache), "the room the second left");
+        drop((first, fourth));
+        let (whole, cache) = memory.reserve_for_kernel(8 << 20, 4 << 20);
+        assert_eq!((whole.map(|r| r.bytes()), cache), (Some(12 << 20), 8 << 20), "what fits is given whole");
     }
 }

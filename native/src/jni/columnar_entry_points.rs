@@ -180,20 +180,16 @@ pub(super) fn export_result(result: StructArray, result_array: jlong, result_sch
     Ok(())
 }
 
-/// Reserves a kernel's cache and the operator's batch memory from the slot budget: both if the
-/// slot can spare them, else only the batches (and no cache), else nothing. Returns the
-/// reservation and the cache bytes it covers.
+/// Reserves a kernel's cache and the operator's batch memory from the slot budget, as
+/// [`SlotMemory::reserve_for_kernel`](crate::memory::SlotMemory::reserve_for_kernel) does. Returns
+/// the reservation and the cache bytes it covers.
 pub(super) fn reserve_kernel_memory(
     column_family: &StateColumnFamily,
     cache_bytes: jlong,
     batch_memory_bytes: jlong,
 ) -> (Option<MemoryReservation>, usize) {
     let (cache, batches) = (cache_bytes.max(0) as usize, batch_memory_bytes.max(0) as usize);
-    let memory = column_family.store().memory();
-    match memory.reserve(cache + batches) {
-        Some(reservation) => (Some(reservation), cache),
-        None => (memory.reserve(batches), 0),
-    }
+    column_family.store().memory().reserve_for_kernel(cache, batches)
 }
 
 fn sort_key(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<SortKey> {

@@ -64,7 +64,7 @@ public final class OperatorOptions {
     public static final ConfigOption<MemorySize> BATCH_MEMORY =
             ConfigOptions.key(PREFIX + "batch-memory")
                     .memoryType()
-                    .defaultValue(MemorySize.parse("16mb"))
+                    .defaultValue(MemorySize.parse("4mb"))
                     .withDescription(
                             "The most memory one columnar operator instance's Arrow batches may"
                                     + " take. Reserved from the slot's state memory budget too. A batch"

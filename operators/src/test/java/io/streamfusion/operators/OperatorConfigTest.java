@@ -20,7 +20,7 @@ class OperatorConfigTest {
         assertEquals(4096, config.batchRows());
         assertEquals(50, config.batchLatencyMillis());
         assertEquals(32L << 20, config.cacheBytes());
-        assertEquals(16L << 20, config.batchMemoryBytes());
+        assertEquals(4L << 20, config.batchMemoryBytes());
     }
 
     @Test

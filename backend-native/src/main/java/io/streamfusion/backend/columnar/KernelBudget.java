@@ -9,7 +9,8 @@ final class KernelBudget {
 
     /**
      * Warns on {@code log} if {@code reserved} is less than {@code cacheBytes + batchBytes}: the
-     * kernel then runs without a cache, and with no reservation at all its batches are not charged.
+     * kernel then runs with the smaller cache the slot could spare, or without one, and with no
+     * reservation at all its batches are not charged.
      */
     static void warnIfShort(
             Logger log,
@@ -34,6 +35,8 @@ final class KernelBudget {
                 batchBytes,
                 reserved == 0
                         ? "without a cache, and its batches are not charged to the budget"
-                        : "without a cache");
+                        : reserved > batchBytes
+                                ? "with a cache of " + (reserved - batchBytes) + " bytes"
+                                : "without a cache");
     }
 }
