@@ -83,9 +83,24 @@ impl BatchKeys {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::columnar::binary_row::tests::RowBuilder;
+
+    /// A batch of `keys` and their `rows` (`BinaryRowData` bytes), as the kernels receive it.
+    pub(crate) fn batch_of_rows(keys: &[Vec<u8>], rows: &[Vec<u8>]) -> StructArray {
+        let DataType::Struct(fields) = batch_type() else { unreachable!() };
+        StructArray::new(
+            fields,
+            vec![
+                Arc::new(BinaryArray::from_iter_values(keys.iter())),
+                Arc::new(BinaryArray::from_iter_values(rows.iter())),
+            ],
+            None,
+        )
+    }
 
     #[test]
     fn rows_of_one_key_share_its_index_in_order_of_first_appearance() {

@@ -420,6 +420,7 @@ fn keep_winners(
 #[cfg(test)]
 mod tests_support {
     use super::*;
+    use crate::columnar::batch_keys::tests::batch_of_rows;
     use crate::columnar::binary_row::tests::RowBuilder;
     use crate::columnar::sort_key::{FieldType, SortField};
     use crate::store::tests::test_config;
@@ -475,15 +476,7 @@ mod tests_support {
     pub(super) fn batch_of(rows: &[(i64, i64)]) -> StructArray {
         let keys: Vec<Vec<u8>> = rows.iter().map(|&(k, _)| key(k)).collect();
         let values: Vec<Vec<u8>> = rows.iter().map(|&(k, v)| row(k, v)).collect();
-        let DataType::Struct(fields) = batch_type() else { unreachable!() };
-        StructArray::new(
-            fields,
-            vec![
-                Arc::new(BinaryArray::from_iter_values(keys.iter())),
-                Arc::new(BinaryArray::from_iter_values(values.iter())),
-            ],
-            None,
-        )
+        batch_of_rows(&keys, &values)
     }
 }
 

@@ -4,7 +4,7 @@
 use super::functions::Function;
 use super::value_rows::AccumulatorField;
 use super::*;
-use crate::columnar::batch_keys::batch_type;
+use crate::columnar::batch_keys::tests::batch_of_rows;
 use crate::columnar::binary_row::tests::RowBuilder;
 use crate::columnar::sort_key::FieldType;
 use crate::store::tests::test_config;
@@ -16,6 +16,22 @@ const UPDATE_BEFORE_KIND: u8 = 1;
 
 fn call(function: Function, argument: Option<usize>, table: Option<usize>) -> AggregateCall {
     AggregateCall { function, argument: argument.map(|p| (p, FieldType::BigInt)), filter: None, decimal: None, table }
+}
+
+/// The aggregation of rows `(k BIGINT, v BIGINT, f BOOLEAN)` by `calls`, the first `value_arity`
+/// of them in the output, the row count at accumulator field `count_star_field`.
+fn config(calls: Vec<AggregateCall>, value_arity: usize, count_star_field: Option<usize>) -> GroupAggConfig {
+    GroupAggConfig {
+        input_arity: 3,
+        calls,
+        value_arity,
+        count_star_field,
+        merged_from: None,
+        per_key_runs: false,
+        ttl_millis: None,
+        generate_update_before: true,
+        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
+    }
 }
 
 struct Fixture {
@@ -33,17 +49,7 @@ fn fixture(calls: Vec<AggregateCall>, value_arity: usize, retracting: bool, null
     let map = StateColumnFamily::open(&store, "agg0$map").unwrap();
     let null_state = nulls.then(|| StateColumnFamily::open(&store, "distinctAcc_0_null_state").unwrap());
     let fields: usize = calls.iter().map(|c| c.accumulator_fields().unwrap().len()).sum();
-    let config = GroupAggConfig {
-        input_arity: 3,
-        calls,
-        value_arity,
-        count_star_field: retracting.then_some(fields - 1),
-        merged_from: None,
-        per_key_runs: false,
-        ttl_millis: None,
-        generate_update_before: true,
-        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
-    };
+    let config = config(calls, value_arity, retracting.then_some(fields - 1));
     let tables = vec![ElementTable { map: map.clone(), nulls: null_state }];
     let aggregator = GroupAggregator::new(acc, config, tables, cache, None).unwrap();
     Fixture { _dir: dir, aggregator, map }
@@ -65,15 +71,7 @@ fn batch(rows: &[(u8, i64, Option<i64>, bool)]) -> StructArray {
             row
         })
         .collect();
-    let DataType::Struct(fields) = batch_type() else { unreachable!() };
-    StructArray::new(
-        fields,
-        vec![
-            Arc::new(BinaryArray::from_iter_values(keys.iter())),
-            Arc::new(BinaryArray::from_iter_values(values.iter())),
-        ],
-        None,
-    )
+    batch_of_rows(&keys, &values)
 }
 
 fn add(k: i64, v: i64) -> (u8, i64, Option<i64>, bool) {
@@ -167,18 +165,8 @@ fn min_over_retractions_orders_doubles_as_java_compares_them() {
         decimal: None,
         table: Some(0),
     };
-    let config = GroupAggConfig {
-        input_arity: 3,
-        // The row count is a value too, so every row emits the minimum it leaves.
-        calls: vec![double(Function::MinWithRetract), call(Function::CountStar, None, None)],
-        value_arity: 2,
-        count_star_field: Some(1),
-        merged_from: None,
-        per_key_runs: false,
-        ttl_millis: None,
-        generate_update_before: true,
-        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
-    };
+    // The row count is a value too, so every row emits the minimum it leaves.
+    let config = config(vec![double(Function::MinWithRetract), call(Function::CountStar, None, None)], 2, Some(1));
     let tables = vec![ElementTable { map: StateColumnFamily::open(&store, "agg0$map").unwrap(), nulls: None }];
     let acc = StateColumnFamily::open(&store, "accState").unwrap();
     let mut aggregator = GroupAggregator::new(acc, config, tables, 0, None).unwrap();
@@ -275,17 +263,7 @@ fn mismatched_tables_are_refused() {
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
     let acc = StateColumnFamily::open(&store, "accState").unwrap();
     let map = StateColumnFamily::open(&store, "agg0$map").unwrap();
-    let config = |calls| GroupAggConfig {
-        input_arity: 3,
-        calls,
-        value_arity: 1,
-        count_star_field: Some(1),
-        merged_from: None,
-        per_key_runs: false,
-        ttl_millis: None,
-        generate_update_before: true,
-        layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
-    };
+    let config = |calls| config(calls, 1, Some(1));
     let max = vec![call(Function::MaxWithRetract, Some(1), None), call(Function::CountStar, None, None)];
     assert!(GroupAggregator::new(acc.clone(), config(max), Vec::new(), 0, None).is_err(), "a MAX without its table");
     let distinct = vec![call(Function::Count, Some(1), Some(0)), call(Function::CountStar, None, None)];

@@ -1,6 +1,6 @@
 use super::functions::Function;
 use super::*;
-use crate::columnar::batch_keys::batch_type;
+use crate::columnar::batch_keys::tests::batch_of_rows;
 use crate::columnar::binary_row::tests::RowBuilder;
 use crate::columnar::sort_key::FieldType;
 use crate::store::tests::test_config;
@@ -50,15 +50,7 @@ fn batch(rows: &[(u8, i64, i64)]) -> StructArray {
             row
         })
         .collect();
-    let DataType::Struct(fields) = batch_type() else { unreachable!() };
-    StructArray::new(
-        fields,
-        vec![
-            Arc::new(BinaryArray::from_iter_values(keys.iter())),
-            Arc::new(BinaryArray::from_iter_values(values.iter())),
-        ],
-        None,
-    )
+    batch_of_rows(&keys, &values)
 }
 
 fn insert(k: i64, v: i64) -> (u8, i64, i64) {
@@ -272,15 +264,7 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
     let batch_of = |rows: Vec<Vec<u8>>| {
         let keys: Vec<Vec<u8>> =
             rows.iter().map(|r| RowBuilder::new(1).long(0, BinaryRow::new(r, 4).unwrap().get_i64(0)).build()).collect();
-        let DataType::Struct(fields) = batch_type() else { unreachable!() };
-        StructArray::new(
-            fields,
-            vec![
-                Arc::new(BinaryArray::from_iter_values(keys.iter())),
-                Arc::new(BinaryArray::from_iter_values(rows.iter())),
-            ],
-            None,
-        )
+        batch_of_rows(&keys, &rows)
     };
     let value = |result: &StructArray, column: usize| {
         let array = result.column(column).as_any().downcast_ref::<BinaryArray>().unwrap();

@@ -1,6 +1,7 @@
 //! The materializer against a model of Flink's `SinkUpsertMaterializer` (its list algorithm,
 //! line by line), over random changelogs, plus restore, TTL and conversion cases.
 
+use crate::columnar::batch_keys::tests::batch_of_rows;
 use std::collections::HashMap;
 
 use super::*;
@@ -25,15 +26,7 @@ fn key_of(row: &[u8]) -> Vec<u8> {
 
 fn batch_of(rows: &[Vec<u8>]) -> StructArray {
     let keys: Vec<Vec<u8>> = rows.iter().map(|r| key_of(r)).collect();
-    let DataType::Struct(fields) = batch_type() else { unreachable!() };
-    StructArray::new(
-        fields,
-        vec![
-            Arc::new(BinaryArray::from_iter_values(keys.iter())),
-            Arc::new(BinaryArray::from_iter_values(rows.iter())),
-        ],
-        None,
-    )
+    batch_of_rows(&keys, &rows)
 }
 
 fn upsert_key() -> RowIdentity {
