@@ -26,7 +26,7 @@ fn key_of(row: &[u8]) -> Vec<u8> {
 
 fn batch_of(rows: &[Vec<u8>]) -> StructArray {
     let keys: Vec<Vec<u8>> = rows.iter().map(|r| key_of(r)).collect();
-    batch_of_rows(&keys, &rows)
+    batch_of_rows(&keys, rows)
 }
 
 fn upsert_key() -> RowIdentity {
