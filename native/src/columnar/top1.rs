@@ -95,6 +95,10 @@ pub struct Top1Config {
     pub ttl_millis: Option<i64>,
     /// Whether results carry the bytes of winners replaced from state or cache.
     pub return_replaced: bool,
+    /// Whether every key of a batch has its winner written again, stamped with the batch's
+    /// time, even when the batch replaced nothing: Flink's row-time mini-batch deduplication
+    /// does so at the end of each bundle, which restarts the winner's TTL.
+    pub restamps_seen_keys: bool,
     pub layout: KeyGroupLayout,
 }
 
@@ -384,7 +388,8 @@ fn read_winners<'a>(
 }
 
 /// Keeps every key's winner in the cache: a new one as its only copy, written when the cache
-/// evicts it or at [`Top1Ranker::flush`]; one read from state as a clean copy. One write batch
+/// evicts it or at [`Top1Ranker::flush`]; one read from state as a clean copy (or, when the ranker
+/// restamps the keys it sees, as a dirty copy stamped now, as a cached one is restamped). One write batch
 /// takes the winners the cache evicted, then the new ones it has no room for.
 #[allow(clippy::too_many_arguments)]
 fn keep_winners(
@@ -398,6 +403,13 @@ fn keep_winners(
     now: i64,
 ) -> Result<()> {
     let mut uncached = StateWrites::new(&config.layout, config.format());
+    if config.restamps_seen_keys {
+        // Before any put below can evict a cached winner: an evicted one is then written with
+        // its new stamp.
+        for of_key in distinct.iter().filter(|k| matches!(k.winner, Winner::Cached(_))) {
+            cache.restamp(of_key.hash, keys.value(of_key.first_row as usize), now);
+        }
+    }
     for of_key in distinct {
         let key = keys.value(of_key.first_row as usize);
         match of_key.winner {
@@ -405,6 +417,12 @@ fn keep_winners(
                 let row = if config.kept == KeptValue::Row { rows.value(row as usize) } else { &[] };
                 if !cache.put_dirty(of_key.hash, key, row, now) {
                     uncached.put(of_key.key_group, key, row, now);
+                }
+            }
+            Winner::Stored(index) if config.restamps_seen_keys => {
+                let winner = stored[index as usize].as_ref().expect("a stored winner");
+                if !cache.put_dirty(of_key.hash, key, winner.row(), now) {
+                    uncached.put(of_key.key_group, key, winner.row(), now);
                 }
             }
             Winner::Stored(index) => {
@@ -460,6 +478,7 @@ mod tests_support {
             kept,
             ttl_millis,
             return_replaced: true,
+            restamps_seen_keys: false,
             layout: KeyGroupLayout::new(1, 128, 0, 127).unwrap(),
         };
         Top1Ranker::new(column_family, config, cache_bytes, None)
@@ -711,6 +730,33 @@ mod tests {
             let alive = ranker.rank(&batch(&[(1, 4)]), 1_099).unwrap();
             assert_eq!(decisions(&alive), vec![(REJECTED, -1, None)]);
             let expired = ranker.rank(&batch(&[(1, 4)]), 1_100).unwrap();
+            assert_eq!(decisions(&expired), vec![(FIRST, -1, None)], "cache of {cache_bytes} bytes");
+        }
+    }
+
+    #[test]
+    fn a_ranker_that_restamps_seen_keys_restarts_their_ttl_on_rejected_rows() {
+        // Cache on (the cached winner is restamped), tiny (evicted before each batch ends, so
+        // it is written with its stamp) and off (the stored winner is written again).
+        for cache_bytes in [1 << 20, 150, 0] {
+            let dir = TempDir::new();
+            let mut ranker = ranker_with(
+                &dir,
+                cache_bytes,
+                Some(100),
+                by_v_descending(),
+                Replacement::StrictlyFirst,
+                KeptValue::Row,
+            )
+            .unwrap();
+            ranker.config.restamps_seen_keys = true;
+            ranker.rank(&batch(&[(1, 5)]), 1_000).unwrap();
+            for now in [1_080, 1_160, 1_240] {
+                let rejected = ranker.rank(&batch(&[(1, 4), (2, now)]), now).unwrap();
+                assert_eq!(decisions(&rejected)[0], (REJECTED, -1, None), "at {now}, cache of {cache_bytes} bytes");
+            }
+            ranker.flush().unwrap();
+            let expired = ranker.rank(&batch(&[(1, 4)]), 1_340).unwrap();
             assert_eq!(decisions(&expired), vec![(FIRST, -1, None)], "cache of {cache_bytes} bytes");
         }
     }

@@ -143,6 +143,21 @@ impl WinnerCache {
         true
     }
 
+    /// Stamps `key`'s entry as written at `written_at`, dirty, so it is written again with that
+    /// time; false if the key has no entry.
+    pub fn restamp(&mut self, hash: u64, key: &[u8], written_at: i64) -> bool {
+        let slots = &self.slots;
+        match self.table.find(hash, |&s| slots[s as usize].as_ref().is_some_and(|e| *e.key == *key)) {
+            Some(&slot) => {
+                let entry = self.slots[slot as usize].as_mut().expect("a live slot");
+                entry.written_at = written_at;
+                entry.dirty = true;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The dirty entries evicted since the last call, for the caller to write.
     pub fn take_evicted(&mut self) -> Vec<EvictedRow> {
         std::mem::take(&mut self.evicted)

@@ -230,6 +230,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     replacement: jint,
     keeps_rows: jboolean,
     return_replaced: jboolean,
+    restamps_seen_keys: jboolean,
     cache_bytes: jlong,
     batch_memory_bytes: jlong,
     ttl_millis: jlong,
@@ -254,6 +255,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             kept: if keeps_rows == JNI_TRUE { KeptValue::Row } else { KeptValue::SeenFlag },
             ttl_millis: (ttl_millis > 0).then_some(ttl_millis),
             return_replaced: return_replaced == JNI_TRUE,
+            restamps_seen_keys: restamps_seen_keys == JNI_TRUE,
             layout,
         };
         let (reservation, cache) = reserve_kernel_memory(&column_family, cache_bytes, batch_memory_bytes);

@@ -14,6 +14,9 @@ import java.util.List;
  *     it, which only an unsorted {@link Top1Replacement#STRICTLY_FIRST} ranking can use
  * @param returnReplacedWinners whether results carry the bytes of winners a row replaced (needed to
  *     emit an UPDATE_BEFORE of them)
+ * @param restampsSeenKeys whether every key of a batch has its kept row written again, which
+ *     restarts its TTL, even when every row of the batch lost to it: Flink's row-time mini-batch
+ *     deduplication rewrites each key's row at the end of every bundle
  * @param cacheBytes bytes of the slot's memory budget the ranker may keep hot winners in; 0 for no
  *     cache
  * @param batchMemoryBytes bytes the operator's Arrow batches may take; also charged to the slot's
@@ -25,6 +28,7 @@ public record Top1RankerSpec(
         Top1Replacement replacement,
         boolean keepsRows,
         boolean returnReplacedWinners,
+        boolean restampsSeenKeys,
         long cacheBytes,
         long batchMemoryBytes) {
 

@@ -95,6 +95,7 @@ final class NativeMethods {
             int replacement,
             boolean keepsRows,
             boolean returnReplaced,
+            boolean restampsSeenKeys,
             long cacheBytes,
             long batchMemoryBytes,
             long ttlMillis,

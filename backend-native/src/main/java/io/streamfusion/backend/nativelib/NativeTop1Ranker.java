@@ -52,6 +52,7 @@ public final class NativeTop1Ranker extends NativeCachingKernel {
                         spec.replacement().ordinal(),
                         spec.keepsRows(),
                         spec.returnReplacedWinners(),
+                        spec.restampsSeenKeys(),
                         spec.cacheBytes(),
                         spec.batchMemoryBytes(),
                         ttlMillis,

@@ -111,15 +111,6 @@ class DeduplicateParityTest {
         String keepLast =
                 "INSERT INTO sink SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC)"
                         + " AS rn FROM src) WHERE rn = 1";
-        assertKept(
-                keepLast.replace("pt DESC", "rt DESC"),
-                Map.of(
-                        "table.exec.mini-batch.enabled", "true",
-                        "table.exec.mini-batch.allow-latency", "1 s",
-                        "table.exec.mini-batch.size", "100",
-                        "table.exec.state.ttl", "1 h"),
-                "RowTimeMiniBatchDeduplicateFunction",
-                "refreshes its TTL");
         // Flink 2.2.1 has an async twin only for row-time deduplication.
         assertKept(
                 keepLast.replace("pt DESC", "rt DESC"),

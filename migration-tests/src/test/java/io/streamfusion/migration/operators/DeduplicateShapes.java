@@ -53,6 +53,12 @@ final class DeduplicateShapes {
                         "mini-batch of 7, row time keep-last",
                         false,
                         ParityHarness.miniBatchOf("7", Map.of())));
+        shapes.add(
+                rowTime(
+                        "mini-batch of 7, row time keep-last, ttl 1 h, batches of 3, no cache",
+                        false,
+                        ParityHarness.miniBatchOf(
+                                "7", ParityHarness.TTL_AND_BATCHES_OF_THREE_WITHOUT_CACHE)));
         String compact = "table.exec.deduplicate.mini-batch.compact-changes-enabled";
         shapes.add(
                 rowTime(

@@ -82,16 +82,11 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         }
         if (function instanceof RowTimeDeduplicateFunction
                 || function instanceof RowTimeMiniBatchLatestChangeDeduplicateFunction) {
-            return onRowTime(node, flink, config);
+            return onRowTime(node, flink, config, false);
         }
         if (function instanceof RowTimeMiniBatchDeduplicateFunction) {
-            if (flink.ttl().isEnabled()) {
-                return Decision.keep(
-                        "with mini-batch and TTL, Flink's row-time deduplication rewrites each key's"
-                                + " row at the end of every bundle, which refreshes its TTL; not"
-                                + " reproduced yet");
-            }
-            return onRowTime(node, flink, config);
+            // It rewrites each key's row at the end of every bundle, which restarts its TTL.
+            return onRowTime(node, flink, config, flink.ttl().isEnabled());
         }
         return Decision.keep(whyNot(function));
     }
@@ -120,7 +115,13 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                 flink.ttl().isEnabled()
                         ? Top1Replacement.FIRST_OR_TIE
                         : Top1Replacement.FIRST_OR_TIE_UNLESS_IDENTICAL;
-        return replace(node, flink, config, List.of(), replacement, generateUpdateBefore, true);
+        return replace(
+                node,
+                flink,
+                config,
+                kernel(flink, List.of(), replacement, generateUpdateBefore),
+                generateUpdateBefore,
+                true);
     }
 
     /** Flink keeps {@code true} per key seen and emits only a key's first row. */
@@ -137,7 +138,8 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
                         List.of(),
                         Top1Replacement.STRICTLY_FIRST,
                         false,
-                        flink.ttl());
+                        flink.ttl(),
+                        false);
         return replace(
                 node,
                 config,
@@ -185,8 +187,15 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         return "its rowtime " + rowtime + " has a precision above 3, which Flink reads as a long";
     }
 
+    /**
+     * A deduplication on row time; with {@code restampsSeenKeys}, every key of a batch has its row
+     * written again, as Flink's row-time mini-batch deduplication does at each bundle's end.
+     */
     private static Decision onRowTime(
-            StreamNode node, FlinkDeduplication flink, OperatorConfig config) {
+            StreamNode node,
+            FlinkDeduplication flink,
+            OperatorConfig config,
+            boolean restampsSeenKeys) {
         int rowtimeIndex = flink.field("rowtimeIndex");
         boolean keepLastRow = flink.field("keepLastRow");
         String rowtimeProblem = rowtimeProblem(inputRowType(flink), rowtimeIndex);
@@ -197,12 +206,17 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
         // and keeps the first one unless cur.ts < pre.ts (keep-first).
         SortField byRowtime =
                 new SortField(rowtimeIndex, BinaryFieldType.ROWTIME_MILLIS, !keepLastRow, false);
+        Top1KernelSpec kernel =
+                kernel(
+                        flink,
+                        List.of(byRowtime),
+                        keepLastRow ? Top1Replacement.FIRST_OR_TIE : Top1Replacement.STRICTLY_FIRST,
+                        flink.field("generateUpdateBefore"));
         return replace(
                 node,
                 flink,
                 config,
-                List.of(byRowtime),
-                keepLastRow ? Top1Replacement.FIRST_OR_TIE : Top1Replacement.STRICTLY_FIRST,
+                restampsSeenKeys ? kernel.restampingSeenKeys() : kernel,
                 flink.field("generateUpdateBefore"),
                 flink.field("generateInsert"));
     }
@@ -215,22 +229,28 @@ public final class DeduplicateSubstitution implements NodeSubstitution {
             StreamNode node,
             FlinkDeduplication flink,
             OperatorConfig config,
-            List<SortField> sortFields,
-            Top1Replacement replacement,
+            Top1KernelSpec kernel,
             boolean generateUpdateBefore,
             boolean generateInsert) {
-        Top1KernelSpec kernel =
-                Top1KernelSpec.keepingRows(
-                        DeduplicateOperator.STATE_NAME,
-                        inputRowType(flink),
-                        sortFields,
-                        replacement,
-                        generateUpdateBefore,
-                        flink.ttl());
         RowKind firstRowKind =
                 generateUpdateBefore || generateInsert ? RowKind.INSERT : RowKind.UPDATE_AFTER;
         return replace(
                 node, config, new DeduplicateOperatorSpec(kernel, firstRowKind, flink.miniBatch()));
+    }
+
+    /** The kernel of a deduplication that keeps each key's row in Flink's state. */
+    private static Top1KernelSpec kernel(
+            FlinkDeduplication flink,
+            List<SortField> sortFields,
+            Top1Replacement replacement,
+            boolean generateUpdateBefore) {
+        return Top1KernelSpec.keepingRows(
+                DeduplicateOperator.STATE_NAME,
+                inputRowType(flink),
+                sortFields,
+                replacement,
+                generateUpdateBefore,
+                flink.ttl());
     }
 
     private static Decision replace(

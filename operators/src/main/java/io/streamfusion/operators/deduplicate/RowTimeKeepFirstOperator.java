@@ -107,6 +107,7 @@ public final class RowTimeKeepFirstOperator extends BatchingOperator
                         Top1Replacement.STRICTLY_FIRST,
                         true,
                         true,
+                        false,
                         operatorConfig.cacheBytes(),
                         operatorConfig.batchMemoryBytes());
         ranker =

@@ -50,6 +50,7 @@ public abstract class Top1KernelOperator extends BatchingOperator {
                         kernelSpec.replacement(),
                         kernelSpec.keepsRows(),
                         kernelSpec.generateUpdateBefore(),
+                        kernelSpec.restampsSeenKeys(),
                         operatorConfig.cacheBytes(),
                         operatorConfig.batchMemoryBytes());
         ranker =

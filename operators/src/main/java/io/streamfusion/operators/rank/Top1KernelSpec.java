@@ -24,6 +24,8 @@ import java.util.List;
  * @param replacement when a row takes its key's place
  * @param generateUpdateBefore whether a replaced row is retracted with UPDATE_BEFORE
  * @param ttlConfig the state's TTL, as Flink enables it from {@code table.exec.state.ttl}
+ * @param restampsSeenKeys whether every key a batch holds has its row written again, restarting its
+ *     TTL, as Flink's row-time mini-batch deduplication does at the end of each bundle
  */
 public record Top1KernelSpec(
         String stateName,
@@ -32,7 +34,8 @@ public record Top1KernelSpec(
         List<SortField> sortFields,
         Top1Replacement replacement,
         boolean generateUpdateBefore,
-        StateTtlConfig ttlConfig)
+        StateTtlConfig ttlConfig,
+        boolean restampsSeenKeys)
         implements Serializable {
 
     public Top1KernelSpec {
@@ -54,7 +57,21 @@ public record Top1KernelSpec(
                 sortFields,
                 replacement,
                 generateUpdateBefore,
-                ttlConfig);
+                ttlConfig,
+                false);
+    }
+
+    /** This spec, with every key a batch holds written again (see {@code restampsSeenKeys}). */
+    public Top1KernelSpec restampingSeenKeys() {
+        return new Top1KernelSpec(
+                stateName,
+                stateType,
+                rowArity,
+                sortFields,
+                replacement,
+                generateUpdateBefore,
+                ttlConfig,
+                true);
     }
 
     /** Whether the state holds the kept rows; otherwise it holds Flink's seen flags. */
