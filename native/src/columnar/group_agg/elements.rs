@@ -71,7 +71,9 @@ impl ElementType {
             FieldType::TinyInt => Number::Int(fixed(1)?[0] as i8 as i64),
             FieldType::SmallInt => Number::Int(i16::from_be_bytes(fixed(2)?.try_into().expect("2")) as i64),
             FieldType::Int => Number::Int(i32::from_be_bytes(fixed(4)?.try_into().expect("4")) as i64),
-            FieldType::BigInt => Number::Int(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
+            FieldType::BigInt | FieldType::CompactTimestamp => {
+                Number::Int(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
+            }
             FieldType::Float => {
                 Number::Float(f32::from_bits(u32::from_be_bytes(fixed(4)?.try_into().expect("4"))) as f64)
             }
@@ -101,7 +103,9 @@ impl ElementType {
             (FieldType::TinyInt, Number::Int(v)) => out.push(v as i8 as u8),
             (FieldType::SmallInt, Number::Int(v)) => out.extend_from_slice(&(v as i16).to_be_bytes()),
             (FieldType::Int, Number::Int(v)) => out.extend_from_slice(&(v as i32).to_be_bytes()),
-            (FieldType::BigInt, Number::Int(v)) => out.extend_from_slice(&v.to_be_bytes()),
+            (FieldType::BigInt | FieldType::CompactTimestamp, Number::Int(v)) => {
+                out.extend_from_slice(&v.to_be_bytes())
+            }
             (FieldType::Float, Number::Float(v)) => out.extend_from_slice(&float_bits(v as f32).to_be_bytes()),
             (FieldType::Double, Number::Float(v)) => out.extend_from_slice(&double_bits(v).to_be_bytes()),
             (FieldType::CompactDecimal, Number::Decimal(v)) => out.extend_from_slice(&(v as i64).to_be_bytes()),
@@ -199,6 +203,7 @@ mod tests {
             (FieldType::Double, None, Number::Float(-0.0)),
             (FieldType::CompactDecimal, Some((10, 2)), Number::Decimal(-1234)),
             (FieldType::Decimal, Some((38, 0)), Number::Decimal(-(10i128.pow(37)))),
+            (FieldType::CompactTimestamp, None, Number::Int(-86_400_000)),
         ] {
             let element_type = ElementType { field, decimal };
             let mut bytes = Vec::new();

@@ -59,8 +59,11 @@ impl NumberType {
             }
             FieldType::TinyInt => Some(NumberType::TinyInt),
             FieldType::SmallInt => Some(NumberType::SmallInt),
+            // DATE and TIME are INT fields, and a TIMESTAMP of precision up to 3 is its epoch
+            // milliseconds in the fixed slot, ordered as a long: MIN and MAX of them are MIN and
+            // MAX of those numbers.
             FieldType::Int => Some(NumberType::Int),
-            FieldType::BigInt => Some(NumberType::BigInt),
+            FieldType::BigInt | FieldType::CompactTimestamp => Some(NumberType::BigInt),
             FieldType::Float => Some(NumberType::Float),
             FieldType::Double => Some(NumberType::Double),
             _ => None,

@@ -110,6 +110,15 @@ final class AggregateShapes {
                         Map.of()));
         shapes.add(
                 byK(
+                        "MIN and MAX of timestamps, dates and times",
+                        "MIN(TO_TIMESTAMP_LTZ(i, 3)), MAX(CAST(TO_TIMESTAMP_LTZ(i, 3) AS TIMESTAMP(3))),"
+                                + " MIN(CAST(TO_TIMESTAMP_LTZ(CAST(i AS BIGINT) * 1000, 3) AS DATE)),"
+                                + " MAX(CAST(TO_TIMESTAMP_LTZ(i, 3) AS TIME))",
+                        "nt TIMESTAMP_LTZ(3), xt TIMESTAMP(3), nd DATE, xm TIME",
+                        false,
+                        Map.of()));
+        shapes.add(
+                byK(
                         "DISTINCT counts and sums: shared views, strings, decimals, NULLs, FILTERs",
                         DISTINCT_CALLS,
                         DISTINCT_SINK,
@@ -173,6 +182,15 @@ final class AggregateShapes {
                         "two levels: MIN, MAX and DISTINCT of retractions",
                         EXTREMES_OF_CHANGING_VALUES,
                         EXTREMES_SINK,
+                        false,
+                        Map.of(),
+                        0));
+        shapes.add(
+                shape(
+                        "two levels: MIN and MAX of timestamps over retractions",
+                        "SELECT c, MIN(mt), MAX(mt) FROM (SELECT k, COUNT(*) AS c,"
+                                + " MAX(TO_TIMESTAMP_LTZ(i, 3)) AS mt FROM src GROUP BY k) GROUP BY c",
+                        "c BIGINT, nt TIMESTAMP_LTZ(3), xt TIMESTAMP_LTZ(3)",
                         false,
                         Map.of(),
                         0));

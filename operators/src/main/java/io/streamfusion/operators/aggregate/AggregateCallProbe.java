@@ -519,8 +519,22 @@ final class AggregateCallProbe {
         boolean counts =
                 function == AggregateFunction.COUNT_STAR || function == AggregateFunction.COUNT;
         boolean decimal = argumentRoot == LogicalTypeRoot.DECIMAL;
-        if (!counts && !NUMBERS.contains(argumentRoot) && !decimal) {
-            return what + " over " + argumentType + " has no native kernel (numbers only)";
+        boolean extreme =
+                EnumSet.of(
+                                AggregateFunction.MIN,
+                                AggregateFunction.MAX,
+                                AggregateFunction.MIN_WITH_RETRACT,
+                                AggregateFunction.MAX_WITH_RETRACT)
+                        .contains(function);
+        if (!counts
+                && !NUMBERS.contains(argumentRoot)
+                && !decimal
+                && !(extreme && isOrderedAsNumber(argumentType))) {
+            return what
+                    + " over "
+                    + argumentType
+                    + " has no native kernel (numbers only; MIN and MAX also dates, times and"
+                    + " timestamps of precision up to 3)";
         }
         LogicalType count = new BigIntType();
         List<LogicalType> expected = new ArrayList<>();
@@ -574,6 +588,27 @@ final class AggregateCallProbe {
             return what + " gives a " + valueTypes[call] + " value, not " + value;
         }
         return null;
+    }
+
+    /**
+     * Whether {@code type} is stored and ordered as a number, so MIN and MAX run over it as over
+     * that number: DATE and TIME (an INT), and a TIMESTAMP or TIMESTAMP_LTZ of precision up to 3
+     * (its epoch milliseconds, a long, which is how {@code TimestampData} orders a compact one).
+     */
+    private static boolean isOrderedAsNumber(@Nullable LogicalType type) {
+        if (type == null) {
+            return false;
+        }
+        switch (type.getTypeRoot()) {
+            case DATE:
+            case TIME_WITHOUT_TIME_ZONE:
+                return true;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return TimestampData.isCompact(LogicalTypeChecks.getPrecision(type));
+            default:
+                return false;
+        }
     }
 
     /**
