@@ -5,18 +5,14 @@ import io.streamfusion.api.columnar.AggregateFunction;
 import io.streamfusion.api.columnar.BinaryFieldType;
 import io.streamfusion.operators.batch.BinaryFieldTypes;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.runtime.generated.AggsHandleFunction;
-import org.apache.flink.table.runtime.typeutils.ExternalSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
@@ -26,10 +22,8 @@ import javax.annotation.Nullable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Tells which input field each aggregate call of a {@code GroupAggFunction} reads, and which field
@@ -47,16 +41,6 @@ import java.util.Set;
  */
 final class AggregateCallProbe {
 
-    /** The argument types the native SUM, AVG, MIN and MAX read. */
-    private static final Set<LogicalTypeRoot> NUMBERS =
-            EnumSet.of(
-                    LogicalTypeRoot.TINYINT,
-                    LogicalTypeRoot.SMALLINT,
-                    LogicalTypeRoot.INTEGER,
-                    LogicalTypeRoot.BIGINT,
-                    LogicalTypeRoot.FLOAT,
-                    LogicalTypeRoot.DOUBLE);
-
     /**
      * The identified calls, how many of them are in the output and the element tables they keep, or
      * why there are none.
@@ -71,9 +55,6 @@ final class AggregateCallProbe {
             return new Result(null, 0, List.of(), reason);
         }
     }
-
-    /** The most DISTINCT calls one view holds in a {@code Long}'s bits. */
-    private static final int MAX_CALLS_PER_VIEW = Long.SIZE;
 
     private final LogicalType[] inputTypes;
     private final LogicalType[] accTypes;
@@ -104,7 +85,7 @@ final class AggregateCallProbe {
 
     /**
      * Identifies {@code described}, the calls of the node's description, which {@link
-     * #firstUnsupported} accepted (see {@link AggregateNode}).
+     * CallFunctions#firstUnsupported} accepted (see {@link AggregateNode}).
      *
      * @param valueTypes the types of the aggregate values in the output, after the grouping keys
      * @param countStarField Flink's {@code RecordCounter} index, or -1 for insert-only input
@@ -113,7 +94,7 @@ final class AggregateCallProbe {
             List<AggregateSelectList.Call> described, LogicalType[] valueTypes, int countStarField)
             throws Exception {
         List<AggregateFunction> functions = new ArrayList<>();
-        described.forEach(call -> functions.add(functionOf(call)));
+        described.forEach(call -> functions.add(CallFunctions.functionOf(call)));
         List<Boolean> filtered = new ArrayList<>();
         described.forEach(call -> filtered.add(call.filtered()));
         if (countStarField >= 0 && !functions.contains(AggregateFunction.COUNT_STAR)) {
@@ -121,11 +102,12 @@ final class AggregateCallProbe {
             functions.add(AggregateFunction.COUNT_STAR);
             filtered.add(false);
         }
-        int[] starts = starts(functions);
-        List<String> distinctArguments = distinctArguments(described);
+        int[] starts = AccumulatorTypes.starts(functions);
+        List<String> distinctArguments = ElementTables.distinctArguments(described);
         int callFields = starts[functions.size()];
         if (callFields + distinctArguments.size() != accTypes.length
-                || !allRaw(Arrays.copyOfRange(accTypes, callFields, accTypes.length))) {
+                || !ElementTables.allRaw(
+                        Arrays.copyOfRange(accTypes, callFields, accTypes.length))) {
             return Result.refuse(
                     "its accumulators "
                             + Arrays.toString(accTypes)
@@ -133,7 +115,7 @@ final class AggregateCallProbe {
                             + described
                             + " as the native kernels keep them");
         }
-        int[] tables = elementTables(described, functions, distinctArguments);
+        int[] tables = ElementTables.assign(described, functions, distinctArguments);
         Object[] initial = accumulators(handler.createAccumulators());
         List<AggregateCall> calls = new ArrayList<>();
         for (int i = 0; i < functions.size(); i++) {
@@ -154,7 +136,7 @@ final class AggregateCallProbe {
                 }
             }
             String unsupportedType =
-                    checkTypes(
+                    AccumulatorTypes.checkTypes(
                             accTypes,
                             function,
                             argument < 0 ? null : inputTypes[argument],
@@ -177,197 +159,22 @@ final class AggregateCallProbe {
         if (counter != null) {
             return Result.refuse(counter);
         }
-        String distinctViews = checkDistinctViews(calls, described, tables, countStarField >= 0);
+        String distinctViews =
+                ElementTables.checkDistinctViews(calls, described, tables, countStarField >= 0);
         if (distinctViews != null) {
             return Result.refuse(distinctViews);
         }
         List<ElementTableSpec> specs = new ArrayList<>();
-        String unmatched = matchRecordedViews(calls, described, distinctArguments.size(), specs);
+        String unmatched =
+                ElementTables.matchRecordedViews(
+                        views, inputTypes, calls, described, distinctArguments.size(), specs);
         return unmatched != null
                 ? Result.refuse(unmatched)
                 : new Result(calls, described.size(), specs, null);
     }
 
     /** The arguments of the DISTINCT calls, each once, in the order the planner numbers views. */
-    private static List<String> distinctArguments(List<AggregateSelectList.Call> described) {
-        List<String> arguments = new ArrayList<>();
-        for (AggregateSelectList.Call call : described) {
-            if (call.distinct() && !arguments.contains(call.arguments())) {
-                arguments.add(call.arguments());
-            }
-        }
-        return arguments;
-    }
-
-    private static boolean allRaw(LogicalType[] types) {
-        return Arrays.stream(types).allMatch(t -> t.getTypeRoot() == LogicalTypeRoot.RAW);
-    }
-
-    /**
-     * Each call's element table, or -1: MIN and MAX over retractions first, in call order, then one
-     * per DISTINCT argument.
-     */
-    private static int[] elementTables(
-            List<AggregateSelectList.Call> described,
-            List<AggregateFunction> functions,
-            List<String> distinctArguments) {
-        int[] tables = new int[functions.size()];
-        Arrays.fill(tables, -1);
-        int extremes = 0;
-        for (int i = 0; i < described.size(); i++) {
-            if (functions.get(i).keepsElementTable()) {
-                tables[i] = extremes++;
-            }
-        }
-        for (int i = 0; i < described.size(); i++) {
-            if (described.get(i).distinct()) {
-                tables[i] = extremes + distinctArguments.indexOf(described.get(i).arguments());
-            }
-        }
-        return tables;
-    }
-
-    /**
-     * Why the DISTINCT calls' views are not what the native views keep, or null: the calls of one
-     * view read one field, and share a view over retractions only alone (Flink keeps an array of
-     * counts for several) and otherwise only up to a {@code Long}'s bits.
-     */
-    @Nullable
-    private static String checkDistinctViews(
-            List<AggregateCall> calls,
-            List<AggregateSelectList.Call> described,
-            int[] tables,
-            boolean retracting) {
-        for (int table : Arrays.stream(tables).distinct().toArray()) {
-            List<Integer> members = new ArrayList<>();
-            for (int i = 0; i < described.size(); i++) {
-                if (tables[i] == table && described.get(i).distinct()) {
-                    members.add(i);
-                }
-            }
-            if (members.isEmpty()) {
-                continue;
-            }
-            String what = described.get(members.get(0)).toString();
-            if (members.stream().map(i -> calls.get(i).argumentField()).distinct().count() > 1) {
-                return "the probe found different fields for the calls sharing " + what;
-            }
-            if (retracting && members.size() > 1) {
-                return members.size()
-                        + " DISTINCT calls over retractions share the view of "
-                        + what
-                        + ", which Flink keeps as an array of counts that no native kernel reads";
-            }
-            if (members.size() > MAX_CALLS_PER_VIEW) {
-                return members.size() + " DISTINCT calls share the view of " + what;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Finds the view the handler registered for each element table ({@code agg<i>$map} for the MIN
-     * or MAX call i, {@code distinctAcc_<j>} for the DISTINCT view j), in table order, into {@code
-     * specs}; why they do not match what the native tables keep, or null.
-     */
-    @Nullable
-    private String matchRecordedViews(
-            List<AggregateCall> calls,
-            List<AggregateSelectList.Call> described,
-            int distinctViews,
-            List<ElementTableSpec> specs) {
-        List<String> names = new ArrayList<>();
-        List<LogicalType> elementTypes = new ArrayList<>();
-        for (int i = 0; i < described.size(); i++) {
-            if (calls.get(i).function().keepsElementTable()) {
-                names.add("agg" + i + "$map");
-                elementTypes.add(inputTypes[calls.get(i).argumentField()]);
-            }
-        }
-        for (int j = 0; j < distinctViews; j++) {
-            names.add("distinctAcc_" + j);
-            for (AggregateCall call : calls) {
-                if (call.elementTable() == names.size() - 1) {
-                    elementTypes.add(inputTypes[call.argumentField()]);
-                    break;
-                }
-            }
-        }
-        if (views.recorded().size() != names.size()) {
-            return "its handler keeps the views "
-                    + views.recorded().stream().map(ElementTableSpec::name).toList()
-                    + ", not "
-                    + names;
-        }
-        for (int table = 0; table < names.size(); table++) {
-            String name = names.get(table);
-            ElementTableSpec spec =
-                    views.recorded().stream()
-                            .filter(view -> view.name().equals(name))
-                            .findFirst()
-                            .orElse(null);
-            if (spec == null) {
-                return "its handler keeps no view " + name;
-            }
-            if (!holds(spec.keySerializer(), elementTypes.get(table).getTypeRoot())
-                    || !holds(spec.valueSerializer(), LogicalTypeRoot.BIGINT)) {
-                return "its view "
-                        + name
-                        + " does not map "
-                        + elementTypes.get(table)
-                        + " to BIGINT";
-            }
-            specs.add(spec);
-        }
-        return null;
-    }
-
-    /**
-     * Whether {@code serializer} is Flink's serializer of a view's keys or values of {@code root}.
-     */
-    private static boolean holds(TypeSerializer<?> serializer, LogicalTypeRoot root) {
-        return serializer instanceof ExternalSerializer
-                && ((ExternalSerializer<?, ?>) serializer)
-                                .getDataType()
-                                .getLogicalType()
-                                .getTypeRoot()
-                        == root;
-    }
-
     /** Why the first call of {@code described} that no native kernel computes is refused. */
-    @Nullable
-    static String firstUnsupported(List<AggregateSelectList.Call> described) {
-        for (AggregateSelectList.Call call : described) {
-            String unsupported = unsupported(call);
-            if (unsupported != null) {
-                return unsupported;
-            }
-        }
-        return null;
-    }
-
-    @Nullable
-    private static String unsupported(AggregateSelectList.Call call) {
-        if (hasTopLevelComma(call.arguments())) {
-            return call + " has more than one argument";
-        }
-        return functionOf(call) == null ? "no native kernel computes " + call : null;
-    }
-
-    private static boolean hasTopLevelComma(String arguments) {
-        int depth = 0;
-        for (char c : arguments.toCharArray()) {
-            if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-            } else if (c == ',' && depth == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Identifies the calls of a two-phase aggregation's global half, whose input rows are the key
      * and a local aggregation's accumulators, merged field by field: no argument or FILTER to find
@@ -395,7 +202,7 @@ final class AggregateCallProbe {
         }
         List<AggregateFunction> functions = new ArrayList<>();
         for (AggregateSelectList.Call call : described) {
-            AggregateFunction function = functionOf(call);
+            AggregateFunction function = CallFunctions.functionOf(call);
             if (function == AggregateFunction.COUNT || function == AggregateFunction.COUNT_STAR) {
                 // The local accumulator's name says which count it is.
                 function =
@@ -408,7 +215,7 @@ final class AggregateCallProbe {
         if (countStarField >= 0 && !functions.contains(AggregateFunction.COUNT_STAR)) {
             functions.add(AggregateFunction.COUNT_STAR);
         }
-        int[] starts = starts(functions);
+        int[] starts = AccumulatorTypes.starts(functions);
         if (starts[functions.size()] != accTypes.length) {
             return Result.refuse(
                     "its accumulators "
@@ -429,7 +236,8 @@ final class AggregateCallProbe {
                             ? accTypes[starts[i]]
                             : valueType;
             String wrongType =
-                    checkTypes(accTypes, function, argumentType, starts[i], what, valueTypes, i);
+                    AccumulatorTypes.checkTypes(
+                            accTypes, function, argumentType, starts[i], what, valueTypes, i);
             if (wrongType != null) {
                 return Result.refuse(wrongType);
             }
@@ -442,14 +250,6 @@ final class AggregateCallProbe {
         return counter != null
                 ? Result.refuse(counter)
                 : new Result(calls, described.size(), List.of(), null);
-    }
-
-    private static int[] starts(List<AggregateFunction> functions) {
-        int[] starts = new int[functions.size() + 1];
-        for (int i = 0; i < functions.size(); i++) {
-            starts[i + 1] = starts[i] + accumulatorFields(functions.get(i));
-        }
-        return starts;
     }
 
     /** Why Flink's row count (accumulator field {@code countStarField}) is no plain COUNT(*). */
@@ -469,182 +269,8 @@ final class AggregateCallProbe {
         return null;
     }
 
-    @Nullable
-    private static AggregateFunction functionOf(AggregateSelectList.Call call) {
-        boolean star = call.arguments().equals("*") || call.arguments().isEmpty();
-        switch (call.name()) {
-            case "COUNT":
-            case "COUNT_RETRACT":
-                return star ? AggregateFunction.COUNT_STAR : AggregateFunction.COUNT;
-            case "SUM":
-                return AggregateFunction.SUM;
-            case "SUM_RETRACT":
-                return AggregateFunction.SUM_WITH_RETRACT;
-            case "$SUM0":
-            case "$SUM0_RETRACT":
-                return AggregateFunction.SUM0;
-            case "AVG":
-            case "AVG_RETRACT":
-                return AggregateFunction.AVG;
-            case "MAX":
-                return AggregateFunction.MAX;
-            case "MIN":
-                return AggregateFunction.MIN;
-            case "MAX_RETRACT":
-                return AggregateFunction.MAX_WITH_RETRACT;
-            case "MIN_RETRACT":
-                return AggregateFunction.MIN_WITH_RETRACT;
-            default:
-                return null;
-        }
-    }
-
-    private static int accumulatorFields(AggregateFunction function) {
-        return function == AggregateFunction.SUM_WITH_RETRACT || function == AggregateFunction.AVG
-                ? 2
-                : 1;
-    }
-
     /** Checks the call's accumulator and value types against the native kernel's; null if equal. */
-    @Nullable
-    private static String checkTypes(
-            LogicalType[] accTypes,
-            AggregateFunction function,
-            @Nullable LogicalType argumentType,
-            int start,
-            String what,
-            LogicalType[] valueTypes,
-            int call) {
-        LogicalTypeRoot argumentRoot = argumentType == null ? null : argumentType.getTypeRoot();
-        boolean counts =
-                function == AggregateFunction.COUNT_STAR || function == AggregateFunction.COUNT;
-        boolean decimal = argumentRoot == LogicalTypeRoot.DECIMAL;
-        boolean extreme =
-                EnumSet.of(
-                                AggregateFunction.MIN,
-                                AggregateFunction.MAX,
-                                AggregateFunction.MIN_WITH_RETRACT,
-                                AggregateFunction.MAX_WITH_RETRACT)
-                        .contains(function);
-        if (!counts
-                && !NUMBERS.contains(argumentRoot)
-                && !decimal
-                && !(extreme && isOrderedAsNumber(argumentType))) {
-            return what
-                    + " over "
-                    + argumentType
-                    + " has no native kernel (numbers only; MIN and MAX also dates, times and"
-                    + " timestamps of precision up to 3)";
-        }
-        LogicalType count = new BigIntType();
-        List<LogicalType> expected = new ArrayList<>();
-        LogicalType value;
-        switch (function) {
-            case COUNT_STAR:
-            case COUNT:
-                expected.add(count);
-                value = count;
-                break;
-            case SUM:
-            case SUM0:
-                value = sumType(argumentType);
-                expected.add(value);
-                break;
-            case SUM_WITH_RETRACT:
-                value = sumType(argumentType);
-                expected.add(value);
-                expected.add(count);
-                break;
-            case AVG:
-                boolean floating =
-                        argumentRoot == LogicalTypeRoot.FLOAT
-                                || argumentRoot == LogicalTypeRoot.DOUBLE;
-                expected.add(decimal ? sumType(argumentType) : floating ? new DoubleType() : count);
-                expected.add(count);
-                value = decimal ? avgType((DecimalType) argumentType) : argumentType;
-                break;
-            case MAX_WITH_RETRACT:
-            case MIN_WITH_RETRACT:
-                if (!isExtremeAccumulator(accTypes[start], argumentType)) {
-                    return what
-                            + " keeps a "
-                            + accTypes[start]
-                            + " accumulator, not ("
-                            + argumentType
-                            + ", BIGINT, MapView)";
-                }
-                value = argumentType;
-                break;
-            default:
-                expected.add(argumentType);
-                value = argumentType;
-        }
-        for (int i = 0; i < expected.size(); i++) {
-            if (!sameType(accTypes[start + i], expected.get(i))) {
-                return what + " keeps a " + accTypes[start + i] + " accumulator, not " + expected;
-            }
-        }
-        if (call < valueTypes.length && !sameType(valueTypes[call], value)) {
-            return what + " gives a " + valueTypes[call] + " value, not " + value;
-        }
-        return null;
-    }
-
-    /**
-     * Whether {@code type} is stored and ordered as a number, so MIN and MAX run over it as over
-     * that number: DATE and TIME (an INT), and a TIMESTAMP or TIMESTAMP_LTZ of precision up to 3
-     * (its epoch milliseconds, a long, which is how {@code TimestampData} orders a compact one).
-     */
-    private static boolean isOrderedAsNumber(@Nullable LogicalType type) {
-        if (type == null) {
-            return false;
-        }
-        switch (type.getTypeRoot()) {
-            case DATE:
-            case TIME_WITHOUT_TIME_ZONE:
-                return true;
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return TimestampData.isCompact(LogicalTypeChecks.getPrecision(type));
-            default:
-                return false;
-        }
-    }
-
-    /**
-     * Whether {@code type} is the accumulator of a MIN or MAX over retractions of {@code argument}:
-     * the structured {@code (max, mapSize, map)} of {@code MaxWithRetractAccumulator}.
-     */
-    private static boolean isExtremeAccumulator(LogicalType type, LogicalType argument) {
-        if (type.getTypeRoot() != LogicalTypeRoot.STRUCTURED_TYPE) {
-            return false;
-        }
-        List<LogicalType> fields = LogicalTypeChecks.getFieldTypes(type);
-        return fields.size() == 3
-                && sameType(fields.get(0), argument)
-                && sameType(fields.get(1), new BigIntType())
-                && fields.get(2).getTypeRoot() == LogicalTypeRoot.RAW;
-    }
-
     /** The type of a SUM of {@code type} ({@code LogicalTypeMerging.findSumAggType}). */
-    private static LogicalType sumType(LogicalType type) {
-        return type instanceof DecimalType
-                ? new DecimalType(DecimalType.MAX_PRECISION, ((DecimalType) type).getScale())
-                : type;
-    }
-
-    /**
-     * The type of an AVG of {@code type}: Flink's DecimalAvgAggFunction divides into DECIMAL(38,
-     * max(6, s)) ({@code LogicalTypeMerging.findAvgAggType}).
-     */
-    private static LogicalType avgType(DecimalType type) {
-        return new DecimalType(DecimalType.MAX_PRECISION, Math.max(6, type.getScale()));
-    }
-
-    private static boolean sameType(LogicalType a, LogicalType b) {
-        return a.copy(true).equals(b.copy(true));
-    }
-
     /**
      * The call of {@code function} over the field {@code argument} of {@code type}, keeping the
      * element table {@code table} (-1 for none).

@@ -44,7 +44,7 @@ record AggregateNode(
                     "its description does not list its aggregate calls: "
                             + node.getOperatorDescription());
         }
-        String unsupported = AggregateCallProbe.firstUnsupported(described);
+        String unsupported = CallFunctions.firstUnsupported(described);
         if (unsupported != null) {
             return refuse(unsupported);
         }
