@@ -1,7 +1,7 @@
 //! MIN and MAX over retractions and DISTINCT calls: the aggregator against the rules of Flink's
 //! `MaxWithRetractAggFunction` and `DistinctAggCodeGen`, with their element tables in the state.
 
-use super::functions::Function;
+use super::functions::{Function, NumberType};
 use super::value_rows::AccumulatorField;
 use super::*;
 use crate::columnar::batch_keys::tests::batch_of_rows;

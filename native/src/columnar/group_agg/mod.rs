@@ -38,6 +38,7 @@ pub mod element_tables;
 pub mod elements;
 pub mod extremes;
 pub mod functions;
+mod row_update;
 mod value_rows;
 
 use std::sync::Arc;
@@ -55,11 +56,11 @@ use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
 use crate::store::{StateColumnFamily, StoreWrite};
 use accumulator_layout::AccumulatorLayout;
-use distinct::{DistinctView, InnerStep};
-use element_tables::{BatchCounts, Element, ElementTable};
+use distinct::DistinctView;
+use element_tables::ElementTable;
 use elements::ElementType;
-use extremes::ExtremeTable;
-use functions::{AggregateCall, Number, NumberType};
+use functions::{AggregateCall, Number};
+use row_update::RowAt;
 #[cfg(test)]
 use value_rows::read_numbers;
 use value_rows::{read_accumulators, write_accumulators, write_numbers};
@@ -316,112 +317,6 @@ impl GroupAggregator {
         Ok(StructArray::try_new(result_fields(), columns, None)?)
     }
 
-    /// Accumulates (or retracts) the row `at` into the accumulator slots `acc` of its key: every
-    /// call, the MIN and MAX over retractions through their element tables, then the DISTINCT
-    /// views, which pass the row on to their calls where it is new (or gone).
-    fn update(
-        &self,
-        acc: &mut [Option<Number>],
-        at: &RowAt,
-        retract: bool,
-        counts: &mut [BatchCounts],
-        now: i64,
-    ) -> Result<()> {
-        for (call, aggregate) in self.config.calls.iter().enumerate() {
-            let (fields, types) = self.accumulators.fields(call, acc);
-            match (aggregate.function.extreme(), aggregate.table) {
-                (Some(extreme), Some(table)) => {
-                    if let Some(value) = extreme_argument(aggregate, at.row)? {
-                        let mut elements = ExtremeTable {
-                            counts: &mut counts[table],
-                            element_type: self.extremes[call].expect("checked when opened"),
-                            key: at.key,
-                            prefix: at.prefix,
-                            now,
-                        };
-                        if retract {
-                            elements.retract(extreme, fields, value)?;
-                        } else {
-                            elements.accumulate(extreme, fields, value)?;
-                        }
-                    }
-                }
-                // A DISTINCT call: its view below decides whether it sees the row.
-                (None, Some(_)) => {}
-                _ => aggregate.update(fields, types, at.row, retract)?,
-            }
-        }
-        for view in &self.views {
-            if let Some(element) = view.element(at.row)? {
-                view.apply(&mut counts[view.table], at.key, element, at.row, retract, |call, step| {
-                    let (fields, types) = self.accumulators.fields(call, acc);
-                    self.config.calls[call].update(fields, types, at.row, step == InnerStep::Retract)
-                })?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The state key prefix of every distinct key of the batch (`[key group][key][namespace]`),
-    /// under which its elements are; none without element tables.
-    fn state_prefixes(&self, keys: &BinaryArray, batch_keys: &BatchKeys) -> Vec<Vec<u8>> {
-        if self.tables.is_empty() {
-            return Vec::new();
-        }
-        (0..batch_keys.keys.len())
-            .map(|index| {
-                let mut prefix = Vec::new();
-                let key_group = batch_keys.keys[index].key_group;
-                self.config.layout.write_state_key(&mut prefix, key_group, batch_keys.key(keys, index as u32));
-                prefix
-            })
-            .collect()
-    }
-
-    /// The counts of every element the batch's rows touch, for the keys with accumulators: one
-    /// multi-get per element table.
-    fn read_elements<'t>(
-        &'t self,
-        rows: &BinaryArray,
-        batch_keys: &BatchKeys,
-        accs: &BatchAccumulators,
-        prefixes: &[Vec<u8>],
-        now: i64,
-    ) -> Result<Vec<BatchCounts<'t>>> {
-        let mut wanted: Vec<Vec<(u32, Element)>> = vec![Vec::new(); self.tables.len()];
-        if self.config.merged_from.is_none() && !self.tables.is_empty() {
-            for (i, &key) in batch_keys.key_of_row.iter().enumerate() {
-                if !accs.present[key as usize] {
-                    continue;
-                }
-                let row = BinaryRow::new(rows.value(i), self.config.input_arity)?;
-                for (call, aggregate) in self.config.calls.iter().enumerate() {
-                    if let (Some(element_type), Some(table)) = (self.extremes[call], aggregate.table) {
-                        if let Some(value) = extreme_argument(aggregate, &row)? {
-                            let mut bytes = Vec::new();
-                            element_type.write_number(value, &mut bytes);
-                            wanted[table].push((key, Some(bytes.into_boxed_slice())));
-                        }
-                    }
-                }
-                for view in &self.views {
-                    if let Some(element) = view.element(&row)? {
-                        wanted[view.table].push((key, element));
-                    }
-                }
-            }
-        }
-        self.tables
-            .iter()
-            .zip(wanted)
-            .map(|(table, wanted)| {
-                let mut counts = BatchCounts::new(table, self.format(), accs.present.clone());
-                counts.prefetch(wanted, prefixes, now)?;
-                Ok(counts)
-            })
-            .collect()
-    }
-
     fn values(&self, acc: &mut [Option<Number>], out: &mut [Option<Number>]) -> Result<()> {
         for (call, value) in out.iter_mut().enumerate() {
             *value = self.config.calls[call].value(self.accumulators.fields(call, acc).0)?;
@@ -521,28 +416,6 @@ impl GroupAggregator {
     pub fn flush(&mut self) -> Result<()> {
         let format = self.format();
         write_dirty(&mut self.cache, &self.config.layout, format, &self.column_family)
-    }
-}
-
-/// A row of the batch, its key's index among the batch's keys, and that key's state prefix.
-struct RowAt<'r> {
-    row: &'r BinaryRow<'r>,
-    key: u32,
-    prefix: &'r [u8],
-}
-
-/// The number a MIN or MAX over retractions takes from `row`: none if its FILTER fails or the
-/// argument is NULL, which leave it alone.
-fn extreme_argument(call: &AggregateCall, row: &BinaryRow) -> Result<Option<Number>> {
-    if call.filter.is_some_and(|f| !row.get_bool(f)) {
-        return Ok(None);
-    }
-    match call.argument {
-        Some((position, field)) if !row.is_null_at(position) => match NumberType::of(field, call.decimal) {
-            Some(number) => number.read(row, position),
-            None => Err(NativeError::InvalidArgument(format!("{:?} over {field:?}", call.function))),
-        },
-        _ => Ok(None),
     }
 }
 

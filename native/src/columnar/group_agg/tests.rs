@@ -1,4 +1,4 @@
-use super::functions::Function;
+use super::functions::{Function, NumberType};
 use super::*;
 use crate::columnar::batch_keys::tests::batch_of_rows;
 use crate::columnar::binary_row::tests::RowBuilder;
