@@ -92,7 +92,7 @@ fn outcomes(result: &StructArray, types: &[NumberType]) -> Vec<(i8, Option<Numbe
         }
         let mut out = vec![None; types.len()];
         read_numbers(array.value(i), types, &mut out).unwrap();
-        out[0]
+        out[0].clone()
     };
     (0..result.len()).map(|i| (decision.value(i), first(1, i), first(2, i))).collect()
 }
@@ -188,6 +188,47 @@ fn min_over_retractions_orders_doubles_as_java_compares_them() {
         ],
         "-0.0 is below 0.0, and NaN is the greatest"
     );
+}
+
+#[test]
+fn max_over_retractions_of_strings_reads_the_next_string_back() {
+    let dir = TempDir::new();
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let text = AggregateCall {
+        function: Function::MaxWithRetract,
+        argument: Some((1, FieldType::Bytes)),
+        filter: None,
+        decimal: None,
+        table: Some(0),
+    };
+    let config = config(vec![text, call(Function::CountStar, None, None)], 1, Some(1));
+    let tables = vec![ElementTable { map: StateColumnFamily::open(&store, "agg0$map").unwrap(), nulls: None }];
+    let acc = StateColumnFamily::open(&store, "accState").unwrap();
+    let mut aggregator = GroupAggregator::new(acc, config, tables, 1 << 20, None).unwrap();
+    let row = |kind: u8, v: &str| {
+        let mut row = RowBuilder::new(3).long(0, 1).bytes(1, v.as_bytes()).build();
+        row[0] = kind;
+        row
+    };
+    let batch = |rows: Vec<Vec<u8>>| batch_of_rows(&vec![RowBuilder::new(1).long(0, 1).build(); rows.len()], &rows);
+    let value = |result: &StructArray| {
+        let array = result.column(2).as_any().downcast_ref::<BinaryArray>().unwrap();
+        let last = result.len() - 1;
+        (!array.is_null(last)).then(|| {
+            let mut out = vec![None];
+            read_numbers(array.value(last), &[NumberType::Bytes], &mut out).unwrap();
+            out[0].clone()
+        })
+    };
+    let first = aggregator
+        .aggregate(
+            &batch(vec![row(INSERT_KIND, "pear"), row(INSERT_KIND, "a longer apple"), row(INSERT_KIND, "plum")]),
+            0,
+        )
+        .unwrap();
+    assert_eq!(value(&first), Some(Some(Number::Bytes(b"plum".as_slice().into()))));
+    let after = aggregator.aggregate(&batch(vec![row(UPDATE_BEFORE_KIND, "plum")]), 0).unwrap();
+    assert_eq!(value(&after), Some(Some(Number::Bytes(b"pear".as_slice().into()))), "read back from the state");
 }
 
 /// `COUNT(DISTINCT v), SUM(DISTINCT v) FILTER (WHERE f)` over insert-only rows.
@@ -292,7 +333,7 @@ fn accumulator_rows_nest_the_extreme_and_end_in_empty_views() {
         .chain(nested)
         .collect::<Vec<u8>>();
     assert_eq!(bytes, expected);
-    let mut back = [None; 3];
+    let mut back = vec![None; 3];
     read_accumulators(&bytes, &fields, &mut back).unwrap();
     assert_eq!(back, slots);
 }

@@ -93,26 +93,37 @@ impl ElementType {
                 full[16 - unscaled.len()..].copy_from_slice(unscaled);
                 Number::Decimal(i128::from_be_bytes(full))
             }
+            FieldType::Bytes => {
+                let length = bytes.get(..4).ok_or_else(corrupt)?;
+                if u32::from_be_bytes(length.try_into().expect("4")) as usize != bytes.len() - 4 {
+                    return Err(corrupt());
+                }
+                Number::Bytes(bytes[4..].into())
+            }
             _ => return Err(NativeError::Internal(format!("{:?} elements are no numbers", self.field))),
         })
     }
 
     /// The serialized element of the number `value`, as [`write`](Self::write) serializes it.
-    pub fn write_number(&self, value: Number, out: &mut Vec<u8>) {
+    pub fn write_number(&self, value: &Number, out: &mut Vec<u8>) {
         match (self.field, value) {
-            (FieldType::TinyInt, Number::Int(v)) => out.push(v as i8 as u8),
-            (FieldType::SmallInt, Number::Int(v)) => out.extend_from_slice(&(v as i16).to_be_bytes()),
-            (FieldType::Int, Number::Int(v)) => out.extend_from_slice(&(v as i32).to_be_bytes()),
+            (FieldType::TinyInt, Number::Int(v)) => out.push(*v as i8 as u8),
+            (FieldType::SmallInt, Number::Int(v)) => out.extend_from_slice(&(*v as i16).to_be_bytes()),
+            (FieldType::Int, Number::Int(v)) => out.extend_from_slice(&(*v as i32).to_be_bytes()),
             (FieldType::BigInt | FieldType::CompactTimestamp, Number::Int(v)) => {
                 out.extend_from_slice(&v.to_be_bytes())
             }
-            (FieldType::Float, Number::Float(v)) => out.extend_from_slice(&float_bits(v as f32).to_be_bytes()),
-            (FieldType::Double, Number::Float(v)) => out.extend_from_slice(&double_bits(v).to_be_bytes()),
-            (FieldType::CompactDecimal, Number::Decimal(v)) => out.extend_from_slice(&(v as i64).to_be_bytes()),
+            (FieldType::Float, Number::Float(v)) => out.extend_from_slice(&float_bits(*v as f32).to_be_bytes()),
+            (FieldType::Double, Number::Float(v)) => out.extend_from_slice(&double_bits(*v).to_be_bytes()),
+            (FieldType::CompactDecimal, Number::Decimal(v)) => out.extend_from_slice(&(*v as i64).to_be_bytes()),
             (FieldType::Decimal, Number::Decimal(v)) => {
-                let bytes = super::functions::unscaled_bytes(v);
+                let bytes = super::functions::unscaled_bytes(*v);
                 out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
                 out.extend_from_slice(&bytes);
+            }
+            (FieldType::Bytes, Number::Bytes(v)) => {
+                out.extend_from_slice(&(v.len() as u32).to_be_bytes());
+                out.extend_from_slice(v);
             }
             (field, value) => unreachable!("{value:?} is no {field:?} element"),
         }
@@ -153,14 +164,16 @@ fn double_bits(v: f64) -> u64 {
 }
 
 /// Java's `compareTo` of the boxed numbers (`Double.compare` for floating point: -0.0 before 0.0,
-/// every NaN equal and after everything), which MIN and MAX over retractions order by.
-pub fn java_compare(a: Number, b: Number) -> Ordering {
+/// every NaN equal and after everything; `BinaryStringData.compareTo` for strings: unsigned bytes,
+/// then length), which MIN and MAX over retractions order by.
+pub fn java_compare(a: &Number, b: &Number) -> Ordering {
     match (a, b) {
-        (Number::Int(a), Number::Int(b)) => a.cmp(&b),
-        (Number::Decimal(a), Number::Decimal(b)) => a.cmp(&b),
+        (Number::Int(a), Number::Int(b)) => a.cmp(b),
+        (Number::Decimal(a), Number::Decimal(b)) => a.cmp(b),
+        (Number::Bytes(a), Number::Bytes(b)) => a.cmp(b),
         (Number::Float(a), Number::Float(b)) => {
             let canonical = |v: f64| if v.is_nan() { f64::NAN.abs() } else { v };
-            canonical(a).total_cmp(&canonical(b))
+            canonical(*a).total_cmp(&canonical(*b))
         }
         _ => unreachable!("numbers of two kinds compared"),
     }
@@ -204,12 +217,13 @@ mod tests {
             (FieldType::CompactDecimal, Some((10, 2)), Number::Decimal(-1234)),
             (FieldType::Decimal, Some((38, 0)), Number::Decimal(-(10i128.pow(37)))),
             (FieldType::CompactTimestamp, None, Number::Int(-86_400_000)),
+            (FieldType::Bytes, None, Number::Bytes("héllo".as_bytes().into())),
         ] {
             let element_type = ElementType { field, decimal };
             let mut bytes = Vec::new();
-            element_type.write_number(value, &mut bytes);
+            element_type.write_number(&value, &mut bytes);
             let back = element_type.read_number(&bytes).unwrap();
-            assert_eq!(java_compare(back, value), Ordering::Equal, "{field:?}");
+            assert_eq!(java_compare(&back, &value), Ordering::Equal, "{field:?}");
         }
         assert!(ElementType { field: FieldType::Int, decimal: None }.read_number(&[1, 2]).is_err());
     }
@@ -217,9 +231,12 @@ mod tests {
     #[test]
     fn java_compare_orders_floats_totally() {
         let f = Number::Float;
-        assert_eq!(java_compare(f(-0.0), f(0.0)), Ordering::Less);
-        assert_eq!(java_compare(f(f64::NAN), f(f64::INFINITY)), Ordering::Greater);
-        assert_eq!(java_compare(f(-f64::NAN), f(f64::NAN)), Ordering::Equal);
-        assert_eq!(java_compare(Number::Int(-1), Number::Int(1)), Ordering::Less);
+        assert_eq!(java_compare(&f(-0.0), &f(0.0)), Ordering::Less);
+        assert_eq!(java_compare(&f(f64::NAN), &f(f64::INFINITY)), Ordering::Greater);
+        assert_eq!(java_compare(&f(-f64::NAN), &f(f64::NAN)), Ordering::Equal);
+        assert_eq!(java_compare(&Number::Int(-1), &Number::Int(1)), Ordering::Less);
+        let s = |v: &[u8]| Number::Bytes(v.into());
+        assert_eq!(java_compare(&s(b"ab"), &s(b"abc")), Ordering::Less, "a prefix first");
+        assert_eq!(java_compare(&s(b"\xc3\xa9"), &s(b"z")), Ordering::Greater, "unsigned bytes");
     }
 }

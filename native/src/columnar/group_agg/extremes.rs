@@ -23,7 +23,7 @@ pub enum Extreme {
 
 impl Extreme {
     /// Whether `candidate` replaces `kept` (`kept.compareTo(candidate) < 0` for MAX).
-    fn beats(self, candidate: Number, kept: Number) -> bool {
+    fn beats(self, candidate: &Number, kept: &Number) -> bool {
         let order = java_compare(kept, candidate);
         match self {
             Extreme::Max => order == Ordering::Less,
@@ -34,7 +34,7 @@ impl Extreme {
     /// The call's value: the extreme while some value has a positive count, else NULL.
     pub fn value(acc: &[Option<Number>]) -> Option<Number> {
         if map_size(acc) > 0 {
-            acc[0]
+            acc[0].clone()
         } else {
             None
         }
@@ -59,7 +59,7 @@ pub struct ExtremeTable<'c, 't> {
 }
 
 impl ExtremeTable<'_, '_> {
-    fn element(&self, value: Number) -> Element {
+    fn element(&self, value: &Number) -> Element {
         let mut bytes = Vec::new();
         self.element_type.write_number(value, &mut bytes);
         Some(bytes.into_boxed_slice())
@@ -68,10 +68,10 @@ impl ExtremeTable<'_, '_> {
     /// `accumulate(acc, value)`: `acc` is `[extreme, mapSize]`.
     pub fn accumulate(&mut self, extreme: Extreme, acc: &mut [Option<Number>], value: Number) -> Result<()> {
         let size = map_size(acc);
-        if size == 0 || acc[0].is_none_or(|kept| extreme.beats(value, kept)) {
+        let element = self.element(&value);
+        if size == 0 || acc[0].as_ref().is_none_or(|kept| extreme.beats(&value, kept)) {
             acc[0] = Some(value);
         }
-        let element = self.element(value);
         let count = self.counts.get(self.key, &element)?.unwrap_or(0) + 1;
         self.counts.set(self.key, element, (count != 0).then_some(count));
         if count == 1 {
@@ -82,7 +82,7 @@ impl ExtremeTable<'_, '_> {
 
     /// `retract(acc, value)`.
     pub fn retract(&mut self, extreme: Extreme, acc: &mut [Option<Number>], value: Number) -> Result<()> {
-        let element = self.element(value);
+        let element = self.element(&value);
         let count = self.counts.get(self.key, &element)?.unwrap_or(0) - 1;
         if count != 0 {
             // A negative count stays, and does not count in mapSize.
@@ -94,7 +94,7 @@ impl ExtremeTable<'_, '_> {
         acc[1] = Some(Number::Int(size));
         if size == 0 {
             acc[0] = None;
-        } else if acc[0].is_some_and(|kept| java_compare(kept, value) == Ordering::Equal) {
+        } else if acc[0].as_ref().is_some_and(|kept| java_compare(kept, &value) == Ordering::Equal) {
             self.update_extreme(extreme, acc)?;
         }
         Ok(())
@@ -105,12 +105,13 @@ impl ExtremeTable<'_, '_> {
         let mut found: Option<Number> = None;
         for (element, _) in self.counts.entries(self.key, self.prefix, self.now)? {
             let value = self.element_type.read_number(element.as_deref().unwrap_or_default())?;
-            if found.is_none_or(|kept| extreme.beats(value, kept)) {
+            if found.as_ref().is_none_or(|kept| extreme.beats(&value, kept)) {
                 found = Some(value);
             }
         }
+        let none = found.is_none();
         acc[0] = found;
-        if found.is_none() {
+        if none {
             acc[1] = Some(Number::Int(0));
         }
         Ok(())

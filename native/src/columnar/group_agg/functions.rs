@@ -21,15 +21,18 @@ use crate::columnar::binary_row::BinaryRow;
 use crate::columnar::sort_key::FieldType;
 use crate::error::{NativeError, Result};
 
-/// A number as the generated code holds it: integers of every width as `i64`, already wrapped to
-/// their width, and FLOAT and DOUBLE as `f64`. Equality is Java's `==` on primitives, which is
-/// what Flink's generated equaliser compares aggregate values with.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A value as the generated code holds it: integers of every width as `i64`, already wrapped to
+/// their width, FLOAT and DOUBLE as `f64`, and the bytes of a string (which only MIN and MAX
+/// keep). Equality is Java's `==` on primitives and byte equality on strings, which is what
+/// Flink's generated equaliser compares aggregate values with.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Number {
     Int(i64),
     Float(f64),
     /// A DECIMAL's unscaled value; its type gives the scale.
     Decimal(i128),
+    /// A CHAR or VARCHAR value's UTF-8 bytes.
+    Bytes(Box<[u8]>),
 }
 
 /// The precision of DECIMAL sums (`LogicalTypeMerging.findSumAggType`).
@@ -46,7 +49,13 @@ pub enum NumberType {
     BigInt,
     Float,
     Double,
-    Decimal { precision: u8, scale: u8 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    /// CHAR and VARCHAR, for MIN and MAX: ordered by their unsigned bytes, then by length, as
+    /// `BinaryStringData.compareTo` orders them.
+    Bytes,
 }
 
 impl NumberType {
@@ -66,6 +75,7 @@ impl NumberType {
             FieldType::BigInt | FieldType::CompactTimestamp => Some(NumberType::BigInt),
             FieldType::Float => Some(NumberType::Float),
             FieldType::Double => Some(NumberType::Double),
+            FieldType::Bytes => Some(NumberType::Bytes),
             _ => None,
         }
     }
@@ -110,19 +120,20 @@ impl NumberType {
             NumberType::Double => Number::Float(row.get_f64(pos)),
             NumberType::Decimal { .. } if !self.is_variable() => Number::Decimal(row.get_i64(pos) as i128),
             NumberType::Decimal { .. } => Number::Decimal(unscaled(row.get_decimal_bytes(pos)?, pos)?),
+            NumberType::Bytes => Number::Bytes(row.get_bytes(pos)?.into()),
         }))
     }
 
     /// The fixed slot of `value`, as `BinaryRowWriter` writes it: the value in its low bytes.
-    pub fn slot(self, value: Number) -> u64 {
+    pub fn slot(self, value: &Number) -> u64 {
         match (self, value) {
-            (NumberType::TinyInt, Number::Int(v)) => v as u8 as u64,
-            (NumberType::SmallInt, Number::Int(v)) => v as u16 as u64,
-            (NumberType::Int, Number::Int(v)) => v as u32 as u64,
-            (NumberType::BigInt, Number::Int(v)) => v as u64,
-            (NumberType::Float, Number::Float(v)) => (v as f32).to_bits() as u64,
+            (NumberType::TinyInt, Number::Int(v)) => *v as u8 as u64,
+            (NumberType::SmallInt, Number::Int(v)) => *v as u16 as u64,
+            (NumberType::Int, Number::Int(v)) => *v as u32 as u64,
+            (NumberType::BigInt, Number::Int(v)) => *v as u64,
+            (NumberType::Float, Number::Float(v)) => (*v as f32).to_bits() as u64,
             (NumberType::Double, Number::Float(v)) => v.to_bits(),
-            (NumberType::Decimal { .. }, Number::Decimal(v)) if !self.is_variable() => v as i64 as u64,
+            (NumberType::Decimal { .. }, Number::Decimal(v)) if !self.is_variable() => *v as i64 as u64,
             (t, v) => unreachable!("{v:?} is not a {t:?} in the fixed slot"),
         }
     }
@@ -159,6 +170,7 @@ impl NumberType {
             Number::Int(b) => Number::Int(b.wrapping_neg()),
             Number::Float(b) => Number::Float(-b),
             Number::Decimal(b) => Number::Decimal(-b),
+            Number::Bytes(_) => unreachable!("a string subtracted"),
         };
         self.plus(a, negated)
     }
@@ -374,15 +386,13 @@ impl AggregateCall {
         let step = if retract { -1 } else { 1 };
         let argument = match self.argument {
             None => None,
-            Some((position, field)) => {
-                if row.is_null_at(position) {
-                    return Ok(());
-                }
-                match NumberType::of(field, self.decimal) {
-                    Some(number) => number.read(row, position)?,
-                    None => None,
-                }
-            }
+            Some((position, _)) if row.is_null_at(position) => return Ok(()),
+            // A COUNT only asks whether its argument is NULL.
+            Some(_) if self.function == Function::Count => None,
+            Some((position, field)) => match NumberType::of(field, self.decimal) {
+                Some(number) => number.read(row, position)?,
+                None => None,
+            },
         };
         let count = |slot: &mut Option<Number>| {
             if let Some(Number::Int(n)) = slot {
@@ -391,14 +401,15 @@ impl AggregateCall {
         };
         match self.function {
             Function::CountStar | Function::Count => count(&mut acc[0]),
-            Function::Sum => acc[0] = sum_in(types[0], acc[0], argument.expect("a number"), false),
+            Function::Sum => acc[0] = sum_in(types[0], acc[0].take(), argument.expect("a number"), false),
             Function::SumWithRetract => {
-                acc[0] = sum_in(types[0], acc[0], argument.expect("a number"), retract);
+                acc[0] = sum_in(types[0], acc[0].take(), argument.expect("a number"), retract);
                 count(&mut acc[1]);
             }
             Function::Sum0 | Function::Avg => {
                 let x = argument.expect("a number");
-                acc[0] = acc[0].and_then(|sum| if retract { types[0].minus(sum, x) } else { types[0].plus(sum, x) });
+                acc[0] =
+                    acc[0].take().and_then(|sum| if retract { types[0].minus(sum, x) } else { types[0].plus(sum, x) });
                 if self.function == Function::Avg {
                     count(&mut acc[1]);
                 }
@@ -406,13 +417,13 @@ impl AggregateCall {
             Function::MaxWithRetract | Function::MinWithRetract => unreachable!("refused above"),
             Function::Max | Function::Min => {
                 let x = argument.expect("a number");
-                let replaces = match acc[0] {
+                let replaces = match &acc[0] {
                     None => true,
                     Some(kept) => {
                         if self.function == Function::Max {
-                            greater(x, kept)
+                            greater(&x, kept)
                         } else {
-                            greater(kept, x)
+                            greater(kept, &x)
                         }
                     }
                 };
@@ -429,39 +440,39 @@ impl AggregateCall {
     /// and adds otherwise (`$SUM0` and AVG sums add, NULL if either is), MIN and MAX keep the
     /// smaller or greater by Java's `<` and `>`.
     pub fn merge(&self, acc: &mut [Option<Number>], types: &[NumberType], other: &[Option<Number>]) {
-        let add = |t: NumberType, a: Option<Number>, b: Option<Number>| match (a, b) {
-            (Some(a), Some(b)) => t.plus(a, b),
+        let add = |t: NumberType, a: Option<Number>, b: &Option<Number>| match (a, b) {
+            (Some(a), Some(b)) => t.plus(a, b.clone()),
             _ => None,
         };
         match self.function {
-            Function::CountStar | Function::Count => acc[0] = add(types[0], acc[0], other[0]),
+            Function::CountStar | Function::Count => acc[0] = add(types[0], acc[0].take(), &other[0]),
             Function::Sum | Function::SumWithRetract => {
-                acc[0] = match (acc[0], other[0]) {
-                    (_, None) => acc[0],
-                    (None, theirs) => theirs,
-                    (Some(ours), Some(theirs)) => types[0].plus(ours, theirs),
+                acc[0] = match (acc[0].take(), &other[0]) {
+                    (ours, None) => ours,
+                    (None, theirs) => theirs.clone(),
+                    (Some(ours), Some(theirs)) => types[0].plus(ours, theirs.clone()),
                 };
                 if self.function == Function::SumWithRetract {
-                    acc[1] = add(types[1], acc[1], other[1]);
+                    acc[1] = add(types[1], acc[1].take(), &other[1]);
                 }
             }
-            Function::Sum0 => acc[0] = add(types[0], acc[0], other[0]),
+            Function::Sum0 => acc[0] = add(types[0], acc[0].take(), &other[0]),
             Function::Avg => {
-                acc[0] = add(types[0], acc[0], other[0]);
-                acc[1] = add(types[1], acc[1], other[1]);
+                acc[0] = add(types[0], acc[0].take(), &other[0]);
+                acc[1] = add(types[1], acc[1].take(), &other[1]);
             }
             Function::MaxWithRetract | Function::MinWithRetract => {
                 unreachable!("an aggregation with element tables merges no accumulators")
             }
             Function::Max | Function::Min => {
-                if let Some(theirs) = other[0] {
-                    let replaces = match acc[0] {
+                if let Some(theirs) = &other[0] {
+                    let replaces = match &acc[0] {
                         None => true,
                         Some(ours) if self.function == Function::Max => greater(theirs, ours),
                         Some(ours) => greater(ours, theirs),
                     };
                     if replaces {
-                        acc[0] = Some(theirs);
+                        acc[0] = Some(theirs.clone());
                     }
                 }
             }
@@ -475,7 +486,7 @@ impl AggregateCall {
             Function::MaxWithRetract | Function::MinWithRetract => Extreme::value(acc),
             Function::SumWithRetract if no_rows => None,
             Function::Avg if no_rows => None,
-            Function::Avg => match (acc[0], acc[1]) {
+            Function::Avg => match (acc[0].clone(), acc[1].clone()) {
                 (Some(Number::Int(sum)), Some(Number::Int(count))) => {
                     Some(Number::Int(self.value_type()?.wrap(sum.wrapping_div(count))))
                 }
@@ -497,7 +508,7 @@ impl AggregateCall {
                 }
                 _ => None,
             },
-            _ => acc[0],
+            _ => acc[0].clone(),
         })
     }
 }
@@ -513,12 +524,14 @@ fn sum_in(sum_type: NumberType, sum: Option<Number>, x: Number, retract: bool) -
     }
 }
 
-/// Java's `a > b` on two numbers of one type.
-fn greater(a: Number, b: Number) -> bool {
+/// Java's `a > b` on two numbers of one type; for strings `BinaryStringData.compareTo`'s order
+/// (unsigned bytes, then length), which is a byte slice's.
+fn greater(a: &Number, b: &Number) -> bool {
     match (a, b) {
         (Number::Int(a), Number::Int(b)) => a > b,
         (Number::Float(a), Number::Float(b)) => a > b,
         (Number::Decimal(a), Number::Decimal(b)) => a > b,
+        (Number::Bytes(a), Number::Bytes(b)) => a > b,
         _ => unreachable!("numbers of two kinds compared"),
     }
 }
@@ -583,6 +596,17 @@ mod tests {
         let Some(Number::Float(zero)) = run(&max, &[double(-0.0), double(0.0)]) else { panic!() };
         assert!(zero.is_sign_negative());
         assert_eq!(run(&max, &[double(1.0), double(f64::NAN)]), Some(Number::Float(1.0)));
+    }
+
+    #[test]
+    fn max_and_min_of_strings_order_by_unsigned_bytes_then_length() {
+        let text = |v: &str| (RowBuilder::new(2).bytes(0, v.as_bytes()).build(), false);
+        let max = call(Function::Max, FieldType::Bytes);
+        let inputs = [text("b"), text("ab"), text("é"), text("bb"), text("b")];
+        assert_eq!(run(&max, &inputs), Some(Number::Bytes("é".as_bytes().into())), "0xc3 sorts after ASCII");
+        let min = call(Function::Min, FieldType::Bytes);
+        let inputs = [text("b"), text("ab"), text("abc"), text("b")];
+        assert_eq!(run(&min, &inputs), Some(Number::Bytes(b"ab".as_slice().into())), "a prefix sorts first");
     }
 
     #[test]

@@ -97,7 +97,7 @@ impl GroupAggregator {
                     if let (Some(element_type), Some(table)) = (self.extremes[call], aggregate.table) {
                         if let Some(value) = extreme_argument(aggregate, &row)? {
                             let mut bytes = Vec::new();
-                            element_type.write_number(value, &mut bytes);
+                            element_type.write_number(&value, &mut bytes);
                             wanted[table].push((key, Some(bytes.into_boxed_slice())));
                         }
                     }

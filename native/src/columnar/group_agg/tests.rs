@@ -271,7 +271,7 @@ fn merged_local_accumulators_add_up_and_delete_at_a_zero_count() {
         (!array.is_null(0)).then(|| {
             let mut out = [None];
             read_numbers(array.value(0), &[NumberType::BigInt], &mut out).unwrap();
-            out[0]
+            out[0].clone()
         })
     };
     let first = aggregator.aggregate(&batch_of(vec![local(1, Some(7), 2, 2)]), 0).unwrap();

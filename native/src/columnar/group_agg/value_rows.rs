@@ -14,6 +14,9 @@ use crate::columnar::binary_row::{header_bytes, BinaryRow};
 use crate::error::{NativeError, Result};
 
 const HEADER_BITS: usize = 8;
+/// The most bytes a string keeps in its fixed slot, and the mark of such a slot's length byte.
+const MAX_INLINE_BYTES: usize = 7;
+const INLINE_MARK: u8 = 0x80;
 /// The fields of the nested row a MIN or MAX over retractions keeps.
 const EXTREME_ARITY: usize = 3;
 
@@ -83,13 +86,13 @@ pub fn write_accumulators(out: &mut Vec<u8>, fields: &[AccumulatorField], slots:
         let slot_at = start + header + 8 * pos;
         let slot = match *field {
             AccumulatorField::Number(t) => {
-                write_field(out, start, header, pos, t, slots[at]);
+                write_field(out, start, header, pos, t, &slots[at]);
                 at += 1;
                 continue;
             }
             AccumulatorField::Extreme(t) => {
                 nested.clear();
-                write_extreme(&mut nested, t, slots[at], slots[at + 1]);
+                write_extreme(&mut nested, t, &slots[at], &slots[at + 1]);
                 let offset = out.len() - start;
                 out.extend_from_slice(&nested);
                 ((offset as u64) << 32) | nested.len() as u64
@@ -103,7 +106,7 @@ pub fn write_accumulators(out: &mut Vec<u8>, fields: &[AccumulatorField], slots:
 
 /// The nested row of an extreme as `RowDataSerializer.toBinaryRow` writes it: a NULL extreme is
 /// only its null bit, and the RAW map is zero bytes at the end.
-fn write_extreme(out: &mut Vec<u8>, extreme_type: NumberType, extreme: Option<Number>, map_size: Option<Number>) {
+fn write_extreme(out: &mut Vec<u8>, extreme_type: NumberType, extreme: &Option<Number>, map_size: &Option<Number>) {
     let header = header_bytes(EXTREME_ARITY);
     out.resize(header + 8 * EXTREME_ARITY, 0);
     match extreme {
@@ -130,36 +133,50 @@ pub fn write_numbers(out: &mut Vec<u8>, types: &[NumberType], values: &[Option<N
     let header = header_bytes(types.len());
     out.resize(start + header + 8 * types.len(), 0);
     for (pos, (field_type, value)) in types.iter().zip(values).enumerate() {
-        write_field(out, start, header, pos, *field_type, *value);
+        write_field(out, start, header, pos, *field_type, value);
     }
 }
 
 /// Writes field `pos` of the row that starts at `start` in `out`, whose fixed part (a header of
-/// `header` bytes, then the slots) is there.
+/// `header` bytes, then the slots) is there: a string of up to seven bytes in its slot, a longer
+/// one at the end of the variable part (padded to a word), as `BinaryRowWriter.writeString` does.
 fn write_field(
     out: &mut Vec<u8>,
     start: usize,
     header: usize,
     pos: usize,
     field_type: NumberType,
-    value: Option<Number>,
+    value: &Option<Number>,
 ) {
     let slot_at = start + header + 8 * pos;
     if value.is_none() {
         let bit = pos + HEADER_BITS;
         out[start + bit / 8] |= 1 << (bit % 8);
     }
-    let slot = if field_type.is_variable() {
-        let offset = out.len() - start;
-        let bytes = match value {
-            Some(Number::Decimal(v)) => unscaled_bytes(v),
-            _ => Vec::new(),
-        };
-        out.extend_from_slice(&bytes);
-        out.resize(start + offset + 16, 0);
-        ((offset as u64) << 32) | bytes.len() as u64
-    } else {
-        value.map_or(0, |v| field_type.slot(v))
+    let slot = match (field_type, value) {
+        (NumberType::Bytes, Some(Number::Bytes(bytes))) if bytes.len() <= MAX_INLINE_BYTES => {
+            let mut slot = [0u8; 8];
+            slot[..bytes.len()].copy_from_slice(bytes);
+            slot[7] = INLINE_MARK | bytes.len() as u8;
+            u64::from_le_bytes(slot)
+        }
+        (NumberType::Bytes, Some(Number::Bytes(bytes))) => {
+            let offset = out.len() - start;
+            out.extend_from_slice(bytes);
+            out.resize(start + offset + bytes.len().div_ceil(8) * 8, 0);
+            ((offset as u64) << 32) | bytes.len() as u64
+        }
+        (field_type, value) if field_type.is_variable() => {
+            let offset = out.len() - start;
+            let bytes = match value {
+                Some(Number::Decimal(v)) => unscaled_bytes(*v),
+                _ => Vec::new(),
+            };
+            out.extend_from_slice(&bytes);
+            out.resize(start + offset + 16, 0);
+            ((offset as u64) << 32) | bytes.len() as u64
+        }
+        (field_type, value) => value.as_ref().map_or(0, |v| field_type.slot(v)),
     };
     out[slot_at..slot_at + 8].copy_from_slice(&slot.to_le_bytes());
 }
@@ -176,7 +193,26 @@ mod tests {
         let mut bytes = Vec::new();
         write_numbers(&mut bytes, &types, &values);
         assert_eq!(bytes, RowBuilder::new(3).long(0, -3).null(1).double(2, 2.5).build());
-        let mut back = [None; 3];
+        let mut back = vec![None; 3];
+        read_numbers(&bytes, &types, &mut back).unwrap();
+        assert_eq!(back, values);
+    }
+
+    #[test]
+    fn strings_inline_and_in_the_variable_part_are_written_as_flink_writes_them() {
+        let types = [NumberType::Bytes, NumberType::BigInt, NumberType::Bytes, NumberType::Bytes];
+        let long = "a string longer than seven bytes é";
+        let values = [
+            Some(Number::Bytes(b"short".as_slice().into())),
+            Some(Number::Int(7)),
+            Some(Number::Bytes(long.as_bytes().into())),
+            None,
+        ];
+        let mut bytes = Vec::new();
+        write_numbers(&mut bytes, &types, &values);
+        let expected = RowBuilder::new(4).bytes(0, b"short").long(1, 7).bytes(2, long.as_bytes()).null(3).build();
+        assert_eq!(bytes, expected);
+        let mut back = vec![None; 4];
         read_numbers(&bytes, &types, &mut back).unwrap();
         assert_eq!(back, values);
     }
@@ -191,7 +227,7 @@ mod tests {
         let mut bytes = Vec::new();
         write_numbers(&mut bytes, &types, &values);
         assert_eq!(bytes.len(), header_bytes(4) + 4 * 8 + 3 * 16, "16 bytes for each wide decimal");
-        let mut back = [None; 4];
+        let mut back = vec![None; 4];
         read_numbers(&bytes, &types, &mut back).unwrap();
         assert_eq!(back, values);
         assert_eq!(unscaled_bytes(-128), vec![0x80], "BigInteger.valueOf(-128).toByteArray()");

@@ -110,6 +110,13 @@ final class AggregateShapes {
                         Map.of()));
         shapes.add(
                 byK(
+                        "MIN and MAX of strings, short and long, non-ASCII and NULL",
+                        "MIN(k2), MAX(k2), MAX(CAST(v AS STRING)), MIN(CAST(d AS STRING))",
+                        "nk STRING, xk STRING, xv STRING, nd STRING",
+                        false,
+                        Map.of()));
+        shapes.add(
+                byK(
                         "MIN and MAX of timestamps, dates and times",
                         "MIN(TO_TIMESTAMP_LTZ(i, 3)), MAX(CAST(TO_TIMESTAMP_LTZ(i, 3) AS TIMESTAMP(3))),"
                                 + " MIN(CAST(TO_TIMESTAMP_LTZ(CAST(i AS BIGINT) * 1000, 3) AS DATE)),"
@@ -182,6 +189,15 @@ final class AggregateShapes {
                         "two levels: MIN, MAX and DISTINCT of retractions",
                         EXTREMES_OF_CHANGING_VALUES,
                         EXTREMES_SINK,
+                        false,
+                        Map.of(),
+                        0));
+        shapes.add(
+                shape(
+                        "two levels: MIN and MAX of strings over retractions",
+                        "SELECT c, MIN(ms), MAX(ms) FROM (SELECT k, COUNT(*) AS c,"
+                                + " MAX(CAST(v AS STRING)) AS ms FROM src GROUP BY k) GROUP BY c",
+                        "c BIGINT, ns STRING, xs STRING",
                         false,
                         Map.of(),
                         0));

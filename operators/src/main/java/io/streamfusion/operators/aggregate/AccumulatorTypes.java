@@ -59,12 +59,12 @@ final class AccumulatorTypes {
         if (!counts
                 && !NUMBERS.contains(argumentRoot)
                 && !decimal
-                && !(extreme && isOrderedAsNumber(argumentType))) {
+                && !(extreme && isOrderedNatively(argumentType))) {
             return what
                     + " over "
                     + argumentType
-                    + " has no native kernel (numbers only; MIN and MAX also dates, times and"
-                    + " timestamps of precision up to 3)";
+                    + " has no native kernel (numbers only; MIN and MAX also strings, dates,"
+                    + " times and timestamps of precision up to 3)";
         }
         LogicalType count = new BigIntType();
         List<LogicalType> expected = new ArrayList<>();
@@ -121,15 +121,19 @@ final class AccumulatorTypes {
     }
 
     /**
-     * Whether {@code type} is stored and ordered as a number, so MIN and MAX run over it as over
-     * that number: DATE and TIME (an INT), and a TIMESTAMP or TIMESTAMP_LTZ of precision up to 3
-     * (its epoch milliseconds, a long, which is how {@code TimestampData} orders a compact one).
+     * Whether MIN and MAX of {@code type}, beside the numbers, run natively: CHAR and VARCHAR
+     * (ordered by their UTF-8 bytes, unsigned, then by length, as {@code BinaryStringData}
+     * compares), and the types stored and ordered as a number, DATE and TIME (an INT) and a
+     * TIMESTAMP or TIMESTAMP_LTZ of precision up to 3 (its epoch milliseconds, a long, which is how
+     * {@code TimestampData} orders a compact one).
      */
-    private static boolean isOrderedAsNumber(@Nullable LogicalType type) {
+    private static boolean isOrderedNatively(@Nullable LogicalType type) {
         if (type == null) {
             return false;
         }
         switch (type.getTypeRoot()) {
+            case CHAR:
+            case VARCHAR:
             case DATE:
             case TIME_WITHOUT_TIME_ZONE:
                 return true;
