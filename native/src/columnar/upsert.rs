@@ -17,6 +17,13 @@
 //! what the batch changed, and one write batch. A key restored from Flink's own state (`values`
 //! or V2's `list`) is converted on its first access, in the same write.
 //!
+//! Keys whose candidates are few (an [`InlineList`]) are also kept in a write-back cache
+//! ([`WinnerCache`], keyed by state key, holding the inline entry's value, empty for a key with no
+//! candidates): a cached key costs no read, and its changed list goes into the cache as its only
+//! copy. It reaches RocksDB when the cache evicts it (in the write batch of the batch that evicted
+//! it) or when the operator [flushes](UpsertMaterializer::flush) before a checkpoint barrier. A key
+//! that moves into the indexed entries leaves the cache, so a cached key never has index entries.
+//!
 //! TTL is per key, as Flink's on the list value (`OnCreateAndWrite`, `NeverReturnExpired`): a key
 //! whose last write is older than the TTL reads as empty, and its entries are deleted.
 
@@ -31,6 +38,7 @@ use super::batch_keys::{key_and_row_columns, BatchKeys};
 use super::candidate_entries::{self as entries, Counter};
 use super::key_groups::KeyGroupLayout;
 use super::row_identity::RowIdentity;
+use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
 use crate::store::{EntryCursor, StateColumnFamily, StoreWrite};
@@ -115,6 +123,8 @@ struct KeyWork<'a> {
     /// Whether the key has an inline entry stored, and whether the batch changed its list.
     inline_stored: bool,
     inline_changed: bool,
+    /// Whether its list came from the cache, which may hold the only copy of it.
+    cached: bool,
     counter: Counter,
     /// Whether the key's stored index entries are current (not new, expired or converted).
     on_disk: bool,
@@ -145,17 +155,52 @@ pub struct UpsertMaterializer {
     flink_list: Option<FlinkListState>,
     config: UpsertConfig,
     sweep: ExpirySweep,
+    cache: WinnerCache,
     _reservation: Option<MemoryReservation>,
 }
 
 impl UpsertMaterializer {
+    /// A materializer whose cache of inline lists holds up to `cache_bytes` (0: no cache).
     pub fn new(
         candidates: StateColumnFamily,
         flink_list: Option<FlinkListState>,
         config: UpsertConfig,
+        cache_bytes: usize,
         reservation: Option<MemoryReservation>,
     ) -> UpsertMaterializer {
-        UpsertMaterializer { candidates, flink_list, config, sweep: ExpirySweep::new(), _reservation: reservation }
+        UpsertMaterializer {
+            candidates,
+            flink_list,
+            config,
+            sweep: ExpirySweep::new(),
+            cache: WinnerCache::new(cache_bytes),
+            _reservation: reservation,
+        }
+    }
+
+    /// The cache's hits and misses so far.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        (self.cache.hits(), self.cache.misses())
+    }
+
+    /// Writes every inline list the cache holds unwritten, in one write batch: before a
+    /// checkpoint, so that the snapshot has them.
+    pub fn flush(&mut self) -> Result<()> {
+        let mut lists = Vec::new();
+        self.cache.drain_dirty(|base, value, _| {
+            let mut key = Vec::with_capacity(base.len() + 8);
+            entries::inline_key(&mut key, base);
+            lists.push((key, value.to_vec()));
+        });
+        lists.sort_unstable();
+        let mut write = StoreWrite::to_store_of(&self.candidates);
+        for (key, value) in &lists {
+            put_or_delete(&mut write, &self.candidates, key, value)?;
+        }
+        if write.is_empty() {
+            return Ok(());
+        }
+        write.commit()
     }
 
     fn expired(&self, last_write: i64, now: i64) -> bool {
@@ -171,16 +216,28 @@ impl UpsertMaterializer {
             Some(ttl) => self.sweep.expired_keys(&self.candidates, self.config.layout.prefix_bytes, ttl, now)?,
             None => Vec::new(),
         };
-        self.materialize_swept(batch, now, &swept)
+        // The batch borrows the cache while it borrows the rest of the materializer; an empty
+        // cache allocates nothing.
+        let mut cache = std::mem::replace(&mut self.cache, WinnerCache::new(0));
+        let result = self.materialize_swept(&mut cache, batch, now, &swept);
+        self.cache = cache;
+        result
     }
 
     /// [`Self::materialize`], deleting first the entries of the `swept` keys, which expired.
-    fn materialize_swept(&self, batch: &StructArray, now: i64, swept: &[Vec<u8>]) -> Result<StructArray> {
+    fn materialize_swept(
+        &self,
+        cache: &mut WinnerCache,
+        batch: &StructArray,
+        now: i64,
+        swept: &[Vec<u8>],
+    ) -> Result<StructArray> {
         let (keys, rows) = key_and_row_columns(batch, "an upsert batch")?;
         let batch_keys = BatchKeys::of(keys, &self.config.layout)?;
         let bases = StateKeys::of(&batch_keys, keys, &self.config.layout);
-        let stored = self.read_keys(&bases)?;
-        let mut work = self.key_work(&stored, now)?;
+        let cached = CachedLists::of(cache, &batch_keys, &bases);
+        let stored = self.read_keys(&bases, &cached.misses)?;
+        let mut work = self.key_work(&cached, &stored, now)?;
         self.convert_flink_lists(&bases, &mut work, now)?;
         // Hashes are needed for indexed keys only: an inline list is searched in full.
         let mut hashes = vec![0; rows.len()];
@@ -246,7 +303,8 @@ impl UpsertMaterializer {
         }
 
         self.spill_long_lists(&mut work, &mut by_hash, rows)?;
-        self.write(swept, &bases, &work, &by_hash, rows)?;
+        let hashes_of_keys: Vec<u64> = batch_keys.keys.iter().map(|k| k.hash).collect();
+        self.write(cache, swept, &bases, &hashes_of_keys, &work, &by_hash, rows)?;
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int8Array::from(decision)),
             Arc::new(Int32Array::from(latest_row)),
@@ -374,11 +432,14 @@ impl UpsertMaterializer {
         })
     }
 
-    /// Each key's counter and inline list entries, with one multi-get.
-    fn read_keys(&self, bases: &StateKeys) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
-        let mut buffer = Vec::with_capacity(bases.buffer.len() * 2 + 12 * bases.len());
-        let mut ends = Vec::with_capacity(2 * bases.len());
-        for k in 0..bases.len() as u32 {
+    /// The counter and inline list entries of each of the keys `misses`, with one multi-get.
+    fn read_keys(&self, bases: &StateKeys, misses: &[u32]) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
+        if misses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut buffer = Vec::with_capacity(bases.buffer.len() * 2 + 12 * misses.len());
+        let mut ends = Vec::with_capacity(2 * misses.len());
+        for &k in misses {
             entries::counter_key(&mut buffer, bases.get(k));
             ends.push(buffer.len());
             entries::inline_key(&mut buffer, bases.get(k));
@@ -388,19 +449,33 @@ impl UpsertMaterializer {
         self.candidates.multi_get_pinned(&entry_keys)
     }
 
-    /// What the batch starts from for each key, from its [`Self::read_keys`] entries: its inline
-    /// list or its counter. An expired key starts empty (and an expired index is range-deleted);
-    /// a key with neither starts inline.
-    fn key_work<'a>(&self, stored: &'a [Option<DBPinnableSlice<'_>>], now: i64) -> Result<Vec<KeyWork<'a>>> {
-        let mut work = Vec::with_capacity(stored.len() / 2);
-        for pair in stored.chunks_exact(2) {
-            let counter = pair[0].as_ref().map(|v| Counter::parse(v)).transpose()?;
+    /// What the batch starts from for each key: its cached inline list, or from its
+    /// [`Self::read_keys`] entries its inline list or its counter. An expired key starts empty
+    /// (and an expired index is range-deleted); a key with neither starts inline.
+    fn key_work<'a>(
+        &self,
+        cached: &'a CachedLists,
+        stored: &'a [Option<DBPinnableSlice<'_>>],
+        now: i64,
+    ) -> Result<Vec<KeyWork<'a>>> {
+        let mut work = Vec::with_capacity(cached.lists.len());
+        let mut read = stored.chunks_exact(2);
+        for list in &cached.lists {
+            let (counter, inline, from_cache) = match list {
+                Some(range) => (None, Some(&cached.buffer[range.clone()]).filter(|v| !v.is_empty()), true),
+                None => {
+                    let pair = read.next().expect("a multi-get pair for every key the cache lacks");
+                    let counter = pair[0].as_ref().map(|v| Counter::parse(v)).transpose()?;
+                    (counter, pair[1].as_deref(), false)
+                }
+            };
             let expired = counter.is_some_and(|c| self.expired(c.last_write, now));
             let indexed = counter.is_some() && !expired;
             let mut of_key = KeyWork {
                 inline: None,
-                inline_stored: pair[1].is_some(),
+                inline_stored: inline.is_some() && !from_cache,
                 inline_changed: false,
+                cached: from_cache,
                 counter: counter.filter(|_| indexed).unwrap_or(Counter::EMPTY),
                 on_disk: indexed,
                 clear_stored: expired,
@@ -409,7 +484,7 @@ impl UpsertMaterializer {
                 converted: false,
             };
             if !indexed {
-                let list = pair[1].as_deref().map(InlineList::parse).transpose()?;
+                let list = inline.map(InlineList::parse).transpose()?;
                 of_key.inline = Some(match list {
                     Some(list) if !self.expired(list.last_write, now) => list,
                     Some(_) => {
@@ -434,7 +509,7 @@ impl UpsertMaterializer {
         let fresh: Vec<u32> = (0..work.len() as u32)
             .filter(|&k| {
                 let of_key = &work[k as usize];
-                of_key.inline.is_some() && !of_key.inline_stored && !of_key.clear_stored
+                of_key.inline.is_some() && !of_key.inline_stored && !of_key.clear_stored && !of_key.cached
             })
             .collect();
         let list_keys: Vec<&[u8]> = fresh.iter().map(|&k| bases.get(k)).collect();
@@ -526,22 +601,79 @@ impl UpsertMaterializer {
         Ok(())
     }
 
-    /// One write batch of everything the batch changed.
+    /// Where each key's inline list goes: into the cache, or, for a key that left the inline
+    /// entry, that is not cached or whose list is larger than the whole cache, into the write
+    /// batch (`Some` value, empty for a delete). Keys whose list the batch did not change are
+    /// cached as read.
+    fn cache_inline_lists(
+        &self,
+        cache: &mut WinnerCache,
+        bases: &StateKeys,
+        key_hashes: &[u64],
+        work: &[KeyWork],
+        rows: &BinaryArray,
+    ) -> Vec<Option<Vec<u8>>> {
+        let mut direct = Vec::with_capacity(work.len());
+        for (k, of_key) in work.iter().enumerate() {
+            let (base, hash) = (bases.get(k as u32), key_hashes[k]);
+            // RocksDB may hold an inline entry for the key: a delete is needed to remove it.
+            let maybe_stored = of_key.inline_stored || of_key.cached;
+            let Some(list) = &of_key.inline else {
+                if of_key.cached {
+                    cache.remove(hash, base);
+                }
+                direct.push(maybe_stored.then(Vec::new));
+                continue;
+            };
+            if of_key.cached && !of_key.inline_changed {
+                direct.push(None);
+                continue;
+            }
+            let mut value = Vec::new();
+            if !list.rows.is_empty() {
+                value.reserve_exact(list.encoded_value_len(rows));
+                list.encode(&mut value, rows);
+            }
+            if !of_key.inline_changed || (value.is_empty() && !maybe_stored) {
+                // As stored (or absent): the cache knows it, and RocksDB has it already.
+                cache.put(hash, base, &value, list.last_write);
+                direct.push(None);
+            } else if cache.put_dirty(hash, base, &value, list.last_write) {
+                direct.push(None);
+            } else {
+                direct.push(Some(value));
+            }
+        }
+        direct
+    }
+
+    /// One write batch of everything the batch changed: the deletes of the `swept` keys, the
+    /// inline lists the cache evicted (older than anything the batch writes directly), then each
+    /// key's entries.
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
+        cache: &mut WinnerCache,
         swept: &[Vec<u8>],
         bases: &StateKeys,
+        key_hashes: &[u64],
         work: &[KeyWork],
         by_hash: &HashMap<(u32, u32), HashWork>,
         rows: &BinaryArray,
     ) -> Result<()> {
+        let direct = self.cache_inline_lists(cache, bases, key_hashes, work, rows);
         let mut write = StoreWrite::to_store_of(&self.candidates);
         // First, so that what this batch writes for a swept key survives the deletion.
         for base in swept {
             write.delete_prefix(&self.candidates, base)?;
         }
         let (mut key, mut value) = (Vec::new(), Vec::new());
-        for (k, of_key) in work.iter().enumerate() {
+        for evicted in cache.take_evicted() {
+            key.clear();
+            entries::inline_key(&mut key, &evicted.key);
+            put_or_delete(&mut write, &self.candidates, &key, &evicted.row)?;
+        }
+        for ((k, of_key), inline) in work.iter().enumerate().zip(&direct) {
             let base = bases.get(k as u32);
             if of_key.clear_stored {
                 write.delete_prefix(&self.candidates, base)?;
@@ -550,18 +682,10 @@ impl UpsertMaterializer {
                 let flink = self.flink_list.as_ref().expect("converted from Flink's list state");
                 write.delete(&flink.column_family, base)?;
             }
-            if of_key.inline_changed || (of_key.inline.is_none() && of_key.inline_stored) {
+            if let Some(inline) = inline {
                 key.clear();
                 entries::inline_key(&mut key, base);
-                match &of_key.inline {
-                    Some(list) if !list.rows.is_empty() => {
-                        value.clear();
-                        list.encode(&mut value, rows);
-                        write.put(&self.candidates, &key, &value)?;
-                    }
-                    _ if of_key.inline_stored => write.delete(&self.candidates, &key)?,
-                    _ => {}
-                }
+                put_or_delete(&mut write, &self.candidates, &key, inline)?;
             }
             for (&sequence, candidate) in &of_key.candidates {
                 key.clear();
@@ -616,6 +740,44 @@ impl UpsertMaterializer {
             return Ok(());
         }
         write.commit()
+    }
+}
+
+/// Puts `value` for `key`, or deletes the key if `value` is empty.
+fn put_or_delete(write: &mut StoreWrite, column_family: &StateColumnFamily, key: &[u8], value: &[u8]) -> Result<()> {
+    if value.is_empty() {
+        write.delete(column_family, key)
+    } else {
+        write.put(column_family, key, value)
+    }
+}
+
+/// The inline lists the cache holds for a batch's keys, copied out of it so that the batch can
+/// change the cache while it reads them, and the keys the cache lacks.
+struct CachedLists {
+    buffer: Vec<u8>,
+    /// For each key, the range of its cached value in `buffer` (empty: no candidates), or none.
+    lists: Vec<Option<std::ops::Range<usize>>>,
+    misses: Vec<u32>,
+}
+
+impl CachedLists {
+    fn of(cache: &mut WinnerCache, batch_keys: &BatchKeys, bases: &StateKeys) -> CachedLists {
+        let mut cached = CachedLists { buffer: Vec::new(), lists: Vec::with_capacity(bases.len()), misses: Vec::new() };
+        for (k, key) in batch_keys.keys.iter().enumerate() {
+            match cache.lookup(key.hash, bases.get(k as u32)) {
+                Some(slot) => {
+                    let start = cached.buffer.len();
+                    cached.buffer.extend_from_slice(&cache.get(slot).row);
+                    cached.lists.push(Some(start..cached.buffer.len()));
+                }
+                None => {
+                    cached.lists.push(None);
+                    cached.misses.push(k as u32);
+                }
+            }
+        }
+        cached
     }
 }
 

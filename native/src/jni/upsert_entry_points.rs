@@ -5,9 +5,9 @@ use jni::objects::{JClass, JIntArray};
 use jni::sys::{jint, jlong};
 use jni::JNIEnv;
 
-use super::columnar_entry_points::{check_schema, key_group_layout, run_batch};
+use super::columnar_entry_points::{check_schema, key_group_layout, reserve_kernel_memory, run_batch};
 use super::guard::{call, CallResult};
-use super::handles::{borrow, free, into_handle, ColumnFamilyHandle, UpsertMaterializerHandle};
+use super::handles::{borrow, borrow_mut, free, into_handle, ColumnFamilyHandle, UpsertMaterializerHandle};
 use crate::columnar::batch_keys;
 use crate::columnar::row_identity::RowIdentity;
 use crate::columnar::sort_key::FieldType;
@@ -42,8 +42,8 @@ fn identity(env: &mut JNIEnv, fields: &JIntArray, arity: usize) -> CallResult<Ro
 }
 
 /// Opens a materializer over the candidate index in `candidates` and, unless `flink_list_format`
-/// is 0, converting keys from Flink's list state in `flink_list`. Reserves `batch_memory_bytes`
-/// of the slot budget if the slot can spare them. `ttl_millis` of 0 or less means no TTL.
+/// is 0, converting keys from Flink's list state in `flink_list`. Reserves its cache and batch
+/// memory as [`reserve_kernel_memory`] does. `ttl_millis` of 0 or less means no TTL.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openUpsertMaterializer(
@@ -54,6 +54,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     flink_list_format: jint,
     arity: jint,
     upsert_key_fields: JIntArray,
+    cache_bytes: jlong,
     batch_memory_bytes: jlong,
     ttl_millis: jlong,
     key_group_prefix_bytes: jint,
@@ -85,11 +86,12 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
             layout: key_group_layout(key_group_prefix_bytes, max_parallelism, first_key_group, last_key_group)?,
             inline_limit_bytes: INLINE_LIMIT_BYTES,
         };
-        let reservation = candidates.store().memory().reserve(batch_memory_bytes.max(0) as usize);
+        let (reservation, cache) = reserve_kernel_memory(&candidates, cache_bytes, batch_memory_bytes);
         Ok(into_handle::<UpsertMaterializerHandle>(UpsertMaterializer::new(
             candidates,
             flink_list,
             config,
+            cache,
             reservation,
         )))
     })
@@ -118,6 +120,20 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_mate
             |materializer: &mut UpsertMaterializerHandle, batch| materializer.materialize(batch, now_millis),
         )
     }
+}
+
+/// Writes the inline lists the materializer's cache holds unwritten (before a checkpoint barrier).
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_flushUpsertMaterializer(
+    mut env: JNIEnv,
+    _class: JClass,
+    materializer: jlong,
+) {
+    call(&mut env, (), |_| {
+        // SAFETY: Java passes the handle of its NativeUpsertMaterializer.
+        let materializer = unsafe { borrow_mut::<UpsertMaterializerHandle>(materializer)? };
+        Ok(materializer.flush()?)
+    })
 }
 
 #[no_mangle]

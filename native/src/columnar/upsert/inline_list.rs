@@ -66,6 +66,12 @@ impl<'a> InlineList<'a> {
         HEADER_BYTES + self.rows.iter().map(|r| LENGTH_BYTES + r.bytes(batch).len()).sum::<usize>()
     }
 
+    /// The bytes of the map value [`Self::encode`] appends: a flag byte, the payload's length,
+    /// the payload.
+    pub fn encoded_value_len(&self, batch: &BinaryArray) -> usize {
+        1 + LENGTH_BYTES + self.encoded_len(batch)
+    }
+
     /// Appends the list's map value to `out`.
     pub fn encode(&self, out: &mut Vec<u8>, batch: &BinaryArray) {
         out.push(0);

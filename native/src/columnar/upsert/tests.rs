@@ -36,13 +36,22 @@ fn upsert_key() -> RowIdentity {
 /// Inline limits to run with: every list indexed, lists of a few rows inline, the default.
 const INLINE_LIMITS: [usize; 3] = [0, 300, INLINE_LIMIT_BYTES];
 
+/// Cache sizes to run with: none, a few lists (so that dirty lists are evicted all the time),
+/// every list.
+const CACHE_SIZES: [usize; 3] = [0, 600, 1 << 20];
+
+/// Every pair of an inline limit and a cache size.
+fn setups() -> impl Iterator<Item = (usize, usize)> {
+    INLINE_LIMITS.into_iter().flat_map(|limit| CACHE_SIZES.map(|cache| (limit, cache)))
+}
+
 fn open(
     store: &Arc<KeyedStore>,
     identity: RowIdentity,
     ttl_millis: Option<i64>,
     flink: Option<FlinkListState>,
 ) -> UpsertMaterializer {
-    open_with(store, identity, ttl_millis, flink, INLINE_LIMIT_BYTES)
+    open_with(store, identity, ttl_millis, flink, (INLINE_LIMIT_BYTES, 0))
 }
 
 fn open_with(
@@ -50,12 +59,12 @@ fn open_with(
     identity: RowIdentity,
     ttl_millis: Option<i64>,
     flink: Option<FlinkListState>,
-    inline_limit_bytes: usize,
+    (inline_limit_bytes, cache_bytes): (usize, usize),
 ) -> UpsertMaterializer {
     let candidates = StateColumnFamily::open(store, "upsert-candidates").unwrap();
     let layout = KeyGroupLayout::new(1, 128, 0, 127).unwrap();
     let config = UpsertConfig { identity, ttl_millis, layout, inline_limit_bytes };
-    UpsertMaterializer::new(candidates, flink, config, None)
+    UpsertMaterializer::new(candidates, flink, config, cache_bytes, None)
 }
 
 /// What the operator emits for each row: the decision and the row emitted after it (kind aside).
@@ -121,13 +130,13 @@ fn random_changelog(random: &mut Xorshift, length: usize, keys: i64, ids: i64) -
 
 #[test]
 fn random_changelogs_match_flinks_algorithm_row_by_row() {
-    for (identity, limit) in
-        [RowIdentity::WholeRow, upsert_key()].into_iter().flat_map(|i| INLINE_LIMITS.map(|l| (i.clone(), l)))
+    for (identity, setup) in
+        [RowIdentity::WholeRow, upsert_key()].into_iter().flat_map(|i| setups().map(move |s| (i.clone(), s)))
     {
         for seed in 1..=6u64 {
             let dir = TempDir::new();
             let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-            let mut materializer = open_with(&store, identity.clone(), None, None, limit);
+            let mut materializer = open_with(&store, identity.clone(), None, None, setup);
             let mut model = Model { lists: HashMap::new(), identity: identity.clone() };
             let mut random = Xorshift::new(seed);
             // Few keys and values, so that retractions find their rows and lists grow long.
@@ -141,9 +150,15 @@ fn random_changelogs_match_flinks_algorithm_row_by_row() {
                 assert_eq!(
                     emitted(rows, &result),
                     expected,
-                    "{identity:?}, inline limit {limit}, seed {seed}, rows {at}.."
+                    "{identity:?}, inline limit and cache {setup:?}, seed {seed}, rows {at}.."
                 );
                 at += rows.len();
+                if random.below(8) == 0 {
+                    // A checkpoint and a restore from it: the flush must write every list the
+                    // cache held alone, or the new materializer's output differs from the model.
+                    materializer.flush().unwrap();
+                    materializer = open_with(&store, identity.clone(), None, None, setup);
+                }
             }
         }
     }
@@ -151,28 +166,30 @@ fn random_changelogs_match_flinks_algorithm_row_by_row() {
 
 #[test]
 fn the_index_survives_reopening_the_store() {
-    for limit in INLINE_LIMITS {
-        reopened_with(limit);
+    for setup in setups() {
+        reopened_with(setup);
     }
 }
 
-fn reopened_with(limit: usize) {
+fn reopened_with(setup: (usize, usize)) {
     let dir = TempDir::new();
     {
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let mut materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
+        let mut materializer = open_with(&store, RowIdentity::WholeRow, None, None, setup);
         let rows = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 1, 2, 2), row(KIND_INSERT, 1, 3, 3)];
         materializer.materialize(&batch_of(&rows), 0).unwrap();
+        materializer.flush().unwrap();
         store.flush().unwrap();
     }
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let mut materializer = open_with(&store, RowIdentity::WholeRow, None, None, limit);
+    let mut materializer = open_with(&store, RowIdentity::WholeRow, None, None, setup);
     let rows = [row(KIND_DELETE, 1, 3, 3), row(KIND_DELETE, 1, 1, 1), row(KIND_DELETE, 1, 2, 2)];
     let result = materializer.materialize(&batch_of(&rows), 0).unwrap();
     assert_eq!(
         emitted(&rows, &result),
         vec![(LATEST, Some(row(0, 1, 2, 2)[1..].to_vec())), (NOTHING, None), (DELETE, Some(rows[2][1..].to_vec()))]
     );
+    materializer.flush().unwrap();
     assert_eq!(StateColumnFamily::open(&store, "upsert-candidates").unwrap().count_entries().unwrap(), 0);
 }
 
@@ -180,15 +197,17 @@ fn reopened_with(limit: usize) {
 fn an_expired_key_reads_as_empty_and_its_entries_go() {
     // Left after the expiry: the row inserted after it, as an inline list (one entry) or as a
     // counter, a candidate and its hash entry.
-    for (limit, entries_left) in [(INLINE_LIMIT_BYTES, 1), (0, 3)] {
-        expired_with(limit, entries_left);
+    for ((limit, entries_left), cache) in
+        [(INLINE_LIMIT_BYTES, 1), (0, 3)].into_iter().flat_map(|c| CACHE_SIZES.map(|cache| (c, cache)))
+    {
+        expired_with((limit, cache), entries_left);
     }
 }
 
-fn expired_with(limit: usize, entries_left: u64) {
+fn expired_with(setup: (usize, usize), entries_left: u64) {
     let dir = TempDir::new();
     let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-    let mut materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, limit);
+    let mut materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, setup);
     let first = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 1, 2, 2)];
     materializer.materialize(&batch_of(&first), 1_000).unwrap();
     let before_expiry = [row(KIND_INSERT, 1, 3, 3)];
@@ -197,6 +216,7 @@ fn expired_with(limit: usize, entries_left: u64) {
     let after = [row(KIND_DELETE, 1, 1, 1), row(KIND_INSERT, 1, 4, 4)];
     let result = materializer.materialize(&batch_of(&after), 1_199).unwrap();
     assert_eq!(emitted(&after, &result).iter().map(|e| e.0).collect::<Vec<_>>(), vec![NOT_FOUND, INSERT]);
+    materializer.flush().unwrap();
     assert_eq!(StateColumnFamily::open(&store, "upsert-candidates").unwrap().count_entries().unwrap(), entries_left);
 }
 
@@ -223,7 +243,7 @@ fn a_key_restored_from_flinks_list_state_is_converted_on_first_access() {
         (FlinkListFormat::RowList, Some(1_000)),
         (FlinkListFormat::SequencedRowList, None),
     ];
-    for ((format, ttl), limit) in cases.into_iter().flat_map(|c| INLINE_LIMITS.map(|l| (c, l))) {
+    for ((format, ttl), setup) in cases.into_iter().flat_map(|c| setups().map(move |s| (c, s))) {
         let dir = TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
         let values = StateColumnFamily::open(&store, "values").unwrap();
@@ -240,13 +260,13 @@ fn a_key_restored_from_flinks_list_state_is_converted_on_first_access() {
         let sequenced = format == FlinkListFormat::SequencedRowList;
         values.put(&base, &flink_row_list(&stored, ttl.map(|_| 50), sequenced)).unwrap();
         let flink = FlinkListState { column_family: values.clone(), format };
-        let mut materializer = open_with(&store, RowIdentity::WholeRow, ttl, Some(flink), limit);
+        let mut materializer = open_with(&store, RowIdentity::WholeRow, ttl, Some(flink), setup);
         let rows = [row(KIND_DELETE, 1, 2, 2), row(KIND_INSERT, 1, 3, 3)];
         let result = materializer.materialize(&batch_of(&rows), 100).unwrap();
         assert_eq!(
             emitted(&rows, &result),
             vec![(LATEST, Some(stored[0][1..].to_vec())), (UPDATE_AFTER, Some(rows[1][1..].to_vec()))],
-            "{format:?} with TTL {ttl:?}, inline limit {limit}"
+            "{format:?} with TTL {ttl:?}, inline limit and cache {setup:?}"
         );
         assert!(values.get(&base).unwrap().is_none(), "the converted list is deleted");
     }
@@ -303,12 +323,13 @@ fn ten_thousand_candidates_under_one_key_keep_every_entry_small() {
 
 #[test]
 fn keys_that_expire_and_never_come_back_are_swept_batch_by_batch() {
-    for limit in [INLINE_LIMIT_BYTES, 0] {
+    for (limit, cache) in [INLINE_LIMIT_BYTES, 0].into_iter().flat_map(|l| CACHE_SIZES.map(|c| (l, c))) {
         let dir = TempDir::new();
         let store = KeyedStore::open(dir.path(), test_config()).unwrap();
-        let mut materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, limit);
+        let mut materializer = open_with(&store, RowIdentity::WholeRow, Some(100), None, (limit, cache));
         let old: Vec<Vec<u8>> = (0..20).map(|k| row(KIND_INSERT, k, 1, 1)).collect();
         materializer.materialize(&batch_of(&old), 1_000).unwrap();
+        materializer.flush().unwrap();
         let column = StateColumnFamily::open(&store, "upsert-candidates").unwrap();
         let stored = column.count_entries().unwrap();
         assert!(stored >= 20, "inline limit {limit}: {stored} entries");
@@ -318,7 +339,31 @@ fn keys_that_expire_and_never_come_back_are_swept_batch_by_batch() {
         for _ in 0..20 {
             materializer.materialize(&batch_of(&live), 5_000).unwrap();
         }
+        materializer.flush().unwrap();
         let left = column.count_entries().unwrap();
-        assert_eq!(left, 0, "inline limit {limit}: every expired key was swept");
+        assert_eq!(left, 0, "inline limit {limit}, cache {cache}: every expired key was swept");
     }
+}
+
+#[test]
+fn cached_lists_are_read_from_the_cache_and_written_at_the_flush() {
+    let dir = TempDir::new();
+    let store = KeyedStore::open(dir.path(), test_config()).unwrap();
+    let mut materializer = open_with(&store, upsert_key(), None, None, (INLINE_LIMIT_BYTES, 1 << 20));
+    let column = StateColumnFamily::open(&store, "upsert-candidates").unwrap();
+    let first = [row(KIND_INSERT, 1, 1, 1), row(KIND_INSERT, 2, 1, 1)];
+    materializer.materialize(&batch_of(&first), 0).unwrap();
+    assert_eq!(column.count_entries().unwrap(), 0, "the lists are in the cache alone");
+    let second = [row(KIND_INSERT, 1, 2, 2), row(KIND_DELETE, 2, 1, 1)];
+    let result = materializer.materialize(&batch_of(&second), 0).unwrap();
+    assert_eq!(emitted(&second, &result).iter().map(|e| e.0).collect::<Vec<_>>(), vec![UPDATE_AFTER, DELETE]);
+    assert_eq!(materializer.cache_stats(), (2, 2), "the second batch read both keys from the cache");
+    materializer.flush().unwrap();
+    assert_eq!(column.count_entries().unwrap(), 1, "key 1's list; key 2 has none");
+    materializer.flush().unwrap();
+    // A new materializer (a restore) reads what the flush wrote.
+    let mut restored = open_with(&store, upsert_key(), None, None, (INLINE_LIMIT_BYTES, 0));
+    let third = [row(KIND_DELETE, 1, 2, 2)];
+    let result = restored.materialize(&batch_of(&third), 0).unwrap();
+    assert_eq!(emitted(&third, &result), vec![(LATEST, Some(row(0, 1, 1, 1)[1..].to_vec()))]);
 }

@@ -58,7 +58,8 @@ public final class OperatorOptions {
                     .defaultValue(MemorySize.parse("32mb"))
                     .withDescription(
                             "Bytes of the slot's state memory budget each columnar operator instance"
-                                    + " reserves for its cache of hot state (the Top-1 winners)."
+                                    + " reserves for its cache of hot state (Top-1 and deduplication rows, aggregate"
+                                    + " accumulators, upsert candidate lists)."
                                     + " RocksDB's block cache is smaller by as much. 0 disables it.");
 
     public static final ConfigOption<MemorySize> BATCH_MEMORY =

@@ -4,7 +4,9 @@ package io.streamfusion.api.columnar;
  * Materializes an upsert stream for a sink whose primary key differs from its input's upsert key,
  * as Flink's {@code SinkUpsertMaterializer} does, one Arrow batch per call and over a candidate
  * index instead of one list value per key: the distinct keys, one multi-get of their counters, one
- * of the hash entries the rows fall under, the rows in order, and one write batch.
+ * of the hash entries the rows fall under, the rows in order, and one write batch. The lists of
+ * keys with few candidates stay in a write-back cache, whose changes reach the state when it evicts
+ * them or at {@link #flush}.
  *
  * <p>A batch has {@link #BATCH_SCHEMA}'s binary children {@code key} (the sink key's {@code
  * BinaryRowData} bytes) and {@code row} (the row's, its row kind in the first byte). A result has
@@ -45,6 +47,12 @@ public interface UpsertMaterializer extends AutoCloseable {
      * @param resultSchemaAddress an empty {@code ArrowSchema} the result's schema is exported into
      */
     void materialize(long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress);
+
+    /**
+     * Writes the candidate lists the cache holds unwritten to the state: before a checkpoint
+     * barrier, after the last batch before it.
+     */
+    void flush();
 
     /**
      * Releases the materializer's native memory and its reservation; a second call does nothing.

@@ -33,6 +33,11 @@ final class StreamFusionUpsertMaterializer implements UpsertMaterializer {
     }
 
     @Override
+    public void flush() {
+        materializer.flush();
+    }
+
+    @Override
     public void close() {
         materializer.close();
     }

@@ -163,6 +163,7 @@ final class NativeMethods {
             int flinkListFormat,
             int arity,
             int[] upsertKeyFields,
+            long cacheBytes,
             long batchMemoryBytes,
             long ttlMillis,
             int keyGroupPrefixBytes,
@@ -177,6 +178,8 @@ final class NativeMethods {
             long resultArrayAddress,
             long resultSchemaAddress,
             long nowMillis);
+
+    static native void flushUpsertMaterializer(long materializer);
 
     static native void closeUpsertMaterializer(long materializer);
 

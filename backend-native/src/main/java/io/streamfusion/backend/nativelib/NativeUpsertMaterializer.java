@@ -51,6 +51,7 @@ public final class NativeUpsertMaterializer extends NativeHandle {
                         flinkFormat,
                         spec.rowArity(),
                         fields,
+                        spec.cacheBytes(),
                         spec.batchMemoryBytes(),
                         ttlMillis,
                         keyGroupPrefixBytes,
@@ -66,6 +67,11 @@ public final class NativeUpsertMaterializer extends NativeHandle {
             long batchArrayAddress, long resultArrayAddress, long resultSchemaAddress, long now) {
         NativeMethods.materializeUpsertBatch(
                 handle(), batchArrayAddress, resultArrayAddress, resultSchemaAddress, now);
+    }
+
+    /** Writes the lists its cache holds unwritten. */
+    public void flush() {
+        NativeMethods.flushUpsertMaterializer(handle());
     }
 
     @Override

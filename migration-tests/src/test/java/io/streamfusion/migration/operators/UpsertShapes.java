@@ -91,6 +91,19 @@ final class UpsertShapes {
                         "SELECT k, p, c",
                         counts,
                         Map.of("streamfusion.operators.batch-rows", "1")));
+        // A cache of a few lists: changed lists are evicted into RocksDB batch after batch, and
+        // the rest are written by the flush before each checkpoint.
+        shapes.add(
+                shape(
+                        "upsert key (k, p), a cache of 1 KiB, batches of 5",
+                        "k INT, p INT, c BIGINT",
+                        "SELECT k, p, c",
+                        counts,
+                        Map.of(
+                                "streamfusion.operators.cache-size",
+                                "1kb",
+                                "streamfusion.operators.batch-rows",
+                                "5")));
         shapes.add(
                 shape(
                         "V2 VALUE, no upsert key",
@@ -130,6 +143,13 @@ final class UpsertShapes {
                         "SELECT k, v, s",
                         top3 + ") WHERE (rn <= 3",
                         Map.of(STRATEGY, "VALUE", "streamfusion.operators.batch-rows", "3")));
+        shapes.add(
+                shape(
+                        RESCALABLE + "top 3 per key, upsert key (k, rn), a cache of 1 KiB",
+                        "k INT, rn BIGINT, v BIGINT",
+                        "SELECT k, rn, v",
+                        top3 + ") WHERE (rn <= 3",
+                        Map.of("streamfusion.operators.cache-size", "1kb")));
         return shapes;
     }
 

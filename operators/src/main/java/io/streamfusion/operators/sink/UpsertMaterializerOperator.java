@@ -41,8 +41,9 @@ import java.util.List;
  * <p>Its rows live in a candidate index ({@link UpsertOperatorSpec#INDEX_NAME}), not in Flink's one
  * list per key, so memory per key is constant however many rows a key has. A job restored from a
  * savepoint of Flink's operator converts each key's list on the key's first access. Each batch is
- * one call into the backend's native materializer (see {@link UpsertMaterializer}), which writes
- * what changed in one write batch, so nothing is left to flush at a checkpoint.
+ * one call into the backend's native materializer (see {@link UpsertMaterializer}), which keeps the
+ * lists of keys with few candidates in its write-back cache and writes the rest of what changed in
+ * one write batch; the cache is flushed before every checkpoint barrier ({@link #flushKernel}).
  */
 public final class UpsertMaterializerOperator extends BatchingOperator {
 
@@ -79,7 +80,10 @@ public final class UpsertMaterializerOperator extends BatchingOperator {
         registerMarkers(flinkState);
         UpsertMaterializerSpec materializerSpec =
                 new UpsertMaterializerSpec(
-                        arity, spec.upsertKey(), operatorConfig.batchMemoryBytes());
+                        arity,
+                        spec.upsertKey(),
+                        operatorConfig.cacheBytes(),
+                        operatorConfig.batchMemoryBytes());
         materializer =
                 withBatchSchema(
                         schema ->
@@ -218,6 +222,11 @@ public final class UpsertMaterializerOperator extends BatchingOperator {
         } else {
             LOG.warn("Not found record to retract");
         }
+    }
+
+    @Override
+    protected void flushKernel() {
+        materializer.flush();
     }
 
     @Override
