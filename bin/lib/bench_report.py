@@ -99,9 +99,9 @@ SUITE_NOTES = {
                   "its sink upsert materializer (strategy in the case; materialization forced). The nested "
                   "case adds a TIMESTAMP, an ARRAY with a NULL element and a ROW to the sink row. The "
                   "columnar materializer replaces LEGACY and VALUE; MAP keeps Flink's operator in every "
-                  "setup. rows/s of complete 1M-row jobs; the GROUP BY before the sink is Flink's "
-                  "operator in all four setups (docs/architecture.md, \"What the upsert materializer's "
-                  "design bought\").",
+                  "setup. rows/s of complete 1M-row jobs; the GROUP BY before the sink is the columnar "
+                  "aggregation in the operators setup, Flink's in the other three (docs/architecture.md, "
+                  "\"What the upsert materializer's design bought\").",
 }
 
 
