@@ -14,6 +14,7 @@ pub mod binary_row;
 pub mod candidate_entries;
 pub mod constraints;
 pub mod emitted_guard;
+pub mod frequency_sketch;
 pub mod group_agg;
 pub mod key_groups;
 pub mod row_identity;

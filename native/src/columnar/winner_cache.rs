@@ -4,8 +4,16 @@
 //! be written ([`take_evicted`](WinnerCache::take_evicted)), and [`drain_dirty`](WinnerCache::drain_dirty)
 //! hands out all of them before a checkpoint. Eviction is CLOCK: an entry read since the hand last
 //! passed it gets a second chance.
+//!
+//! A full cache admits a new key only if the key was read more often lately than the entry it
+//! would evict ([`FrequencySketch`], TinyLFU): keys read in a cycle larger than the cache (the
+//! groups of a job whose input walks them in order) would otherwise each evict the next one to be
+//! read, and hit never; with the test, the cache keeps the keys it holds, and they hit on every
+//! cycle. A key that is not admitted is written by the caller, as a row larger than the cache is.
 
 use hashbrown::HashTable;
+
+use super::frequency_sketch::FrequencySketch;
 
 /// Bytes charged per entry on top of its key and row: the slot, the table entry and the
 /// allocations' headers.
@@ -45,12 +53,16 @@ pub struct WinnerCache {
     hits: u64,
     misses: u64,
     evicted: Vec<EvictedRow>,
+    sketch: FrequencySketch,
 }
 
 impl WinnerCache {
+    /// A cache of `capacity` bytes, its frequency sketch included.
     pub fn new(capacity: usize) -> WinnerCache {
+        // About one counter pair per entry of a typical size: a few percent of the capacity.
+        let sketch = FrequencySketch::new(capacity / (2 * ENTRY_OVERHEAD_BYTES));
         WinnerCache {
-            capacity,
+            capacity: capacity.saturating_sub(sketch.bytes()),
             used: 0,
             table: HashTable::new(),
             slots: Vec::new(),
@@ -59,6 +71,7 @@ impl WinnerCache {
             hits: 0,
             misses: 0,
             evicted: Vec::new(),
+            sketch,
         }
     }
 
@@ -67,8 +80,9 @@ impl WinnerCache {
         self.capacity
     }
 
-    /// The slot of `key` (whose hash is `hash`), counting a hit or a miss.
+    /// The slot of `key` (whose hash is `hash`), counting a hit or a miss, and the read.
     pub fn lookup(&mut self, hash: u64, key: &[u8]) -> Option<u32> {
+        self.sketch.increment(hash);
         let slots = &self.slots;
         let found = self.table.find(hash, |&slot| slots[slot as usize].as_ref().is_some_and(|e| *e.key == *key));
         match found {
@@ -92,14 +106,15 @@ impl WinnerCache {
     }
 
     /// Caches `row` for `key` as written to RocksDB, replacing what the key had; evicts until it
-    /// fits. A row larger than the whole cache is not cached.
+    /// fits. A row larger than the whole cache, or of a new key a full cache does not admit, is
+    /// not cached.
     pub fn put(&mut self, hash: u64, key: &[u8], row: &[u8], written_at: i64) {
         self.put_entry(hash, key, row, written_at, false);
     }
 
     /// Caches `row` for `key` as its only copy, replacing what the key had; false (and nothing
-    /// cached, the key's old entry dropped) if the row is larger than the whole cache, when the
-    /// caller writes it itself.
+    /// cached, the key's old entry dropped) if the row is larger than the whole cache, or the key
+    /// is new and a full cache does not admit it, when the caller writes it itself.
     pub fn put_dirty(&mut self, hash: u64, key: &[u8], row: &[u8], written_at: i64) -> bool {
         self.put_entry(hash, key, row, written_at, true)
     }
@@ -122,7 +137,7 @@ impl WinnerCache {
             return true;
         }
         let weight = key.len() + row.len() + ENTRY_OVERHEAD_BYTES;
-        if weight > self.capacity {
+        if weight > self.capacity || (self.used + weight > self.capacity && !self.admits(hash)) {
             return false;
         }
         self.evict_until_fits(weight, None);
@@ -185,6 +200,37 @@ impl WinnerCache {
         if let Some(entry) = self.slots[slot as usize].take() {
             self.used -= entry.weight();
             self.free.push(slot);
+        }
+    }
+
+    /// Whether a new key whose hash is `hash` was read more often lately than the entry the hand
+    /// would evict next; ties keep the entry. A cache too small for a sketch admits every key.
+    fn admits(&mut self, hash: u64) -> bool {
+        if self.sketch.bytes() == 0 {
+            return true;
+        }
+        match self.next_victim() {
+            Some(victim) => self.sketch.frequency(hash) > self.sketch.frequency(victim),
+            None => true,
+        }
+    }
+
+    /// The hash of the entry the hand would evict next, leaving the hand on it; entries read
+    /// since the hand last passed them get their second chance on the way.
+    fn next_victim(&mut self) -> Option<u64> {
+        if self.table.is_empty() {
+            return None;
+        }
+        loop {
+            if self.hand >= self.slots.len() {
+                self.hand = 0;
+            }
+            match self.slots[self.hand].as_mut() {
+                Some(entry) if entry.referenced => entry.referenced = false,
+                Some(entry) => return Some(entry.hash),
+                None => {}
+            }
+            self.hand += 1;
         }
     }
 
@@ -264,31 +310,62 @@ mod tests {
         assert_eq!((cache.hits(), cache.misses()), (2, 1));
     }
 
-    #[test]
-    fn stays_within_its_bytes_and_keeps_referenced_entries() {
-        let entry = 8 + 16 + ENTRY_OVERHEAD_BYTES;
-        let mut cache = WinnerCache::new(entry * 100);
-        for i in 0..1000u64 {
-            let key = i.to_be_bytes();
+    /// Reads `k` and, on a miss, caches a 16-byte row for it, as a kernel does.
+    fn read_and_put(cache: &mut WinnerCache, k: u64) {
+        let key = k.to_be_bytes();
+        if cache.lookup(hash(&key), &key).is_none() {
             cache.put(hash(&key), &key, &[1; 16], 0);
-            // Key 0 is read after every insert, so CLOCK keeps giving it a second chance.
-            cache.lookup(hash(&0u64.to_be_bytes()), &0u64.to_be_bytes());
-            assert!(cache.used_bytes() <= entry * 100);
         }
-        assert_eq!(cache.len(), 100);
-        assert!(cache.lookup(hash(&0u64.to_be_bytes()), &0u64.to_be_bytes()).is_some());
-        assert!(cache.lookup(hash(&999u64.to_be_bytes()), &999u64.to_be_bytes()).is_some());
-        assert!(cache.lookup(hash(&500u64.to_be_bytes()), &500u64.to_be_bytes()).is_none());
+        assert!(cache.used_bytes() <= cache.capacity());
+    }
+
+    #[test]
+    fn a_cycle_larger_than_the_cache_keeps_what_it_holds() {
+        let entry = 8 + 16 + ENTRY_OVERHEAD_BYTES;
+        let mut cache = WinnerCache::new(entry * 100 + 1024);
+        let fits = (cache.capacity() / entry) as u64;
+        assert!(fits >= 100, "{fits}");
+        for k in 0..fits {
+            read_and_put(&mut cache, k);
+        }
+        assert_eq!(cache.len() as u64, fits);
+        // Twice through keys twice as many as fit: without the admission test each key would
+        // evict one the cycle reads next, and none would be left.
+        for _ in 0..2 {
+            for k in 0..2 * fits {
+                read_and_put(&mut cache, k);
+            }
+        }
+        let held = (0..fits).filter(|k| cache.lookup(hash(&k.to_be_bytes()), &k.to_be_bytes()).is_some()).count();
+        assert!(held as u64 >= fits * 9 / 10, "{held} of {fits} kept");
+        // A key read more often than any other is admitted, and stays.
+        let hot = 1_000_000u64;
+        for _ in 0..6 {
+            read_and_put(&mut cache, hot);
+        }
+        assert!(cache.lookup(hash(&hot.to_be_bytes()), &hot.to_be_bytes()).is_some());
     }
 
     #[test]
     fn dirty_entries_are_handed_back_when_evicted_and_when_drained() {
-        let entry = 8 + 16 + ENTRY_OVERHEAD_BYTES;
-        let mut cache = WinnerCache::new(entry * 2);
-        for i in 0..3u64 {
+        let row = [0u8; 1000];
+        let entry = 8 + row.len() + ENTRY_OVERHEAD_BYTES;
+        let mut cache = WinnerCache::new(entry * 2 + 100);
+        assert!(cache.capacity() >= entry * 2 && cache.capacity() < entry * 3);
+        for i in 0..2u64 {
             let key = i.to_be_bytes();
-            assert!(cache.put_dirty(hash(&key), &key, &[i as u8; 16], i as i64));
+            assert!(cache.put_dirty(hash(&key), &key, &[i as u8; 1000], i as i64));
         }
+        let unread = 9u64.to_be_bytes();
+        assert!(
+            !cache.put_dirty(hash(&unread), &unread, &row, 9),
+            "a full cache admits no key read less than it holds"
+        );
+        let third = 2u64.to_be_bytes();
+        for _ in 0..2 {
+            assert!(cache.lookup(hash(&third), &third).is_none());
+        }
+        assert!(cache.put_dirty(hash(&third), &third, &[2; 1000], 2), "read more often than the entry it evicts");
         let evicted = cache.take_evicted();
         assert_eq!(evicted.len(), 1, "the third entry evicted one of two");
         assert_eq!((&evicted[0].key[..], evicted[0].row[0], evicted[0].written_at), (&0u64.to_be_bytes()[..], 0, 0));
@@ -298,9 +375,7 @@ mod tests {
         drained.sort();
         assert_eq!(drained, vec![(1u64.to_be_bytes().to_vec(), 1, 1), (2u64.to_be_bytes().to_vec(), 2, 2)]);
         cache.drain_dirty(|_, _, _| panic!("drained entries are clean"));
-        cache.put(hash(b"clean"), b"clean", &[0; 60], 0);
-        assert!(cache.take_evicted().is_empty(), "evicting clean entries writes nothing");
-        assert!(!cache.put_dirty(1, b"k", &[0; 1000], 0), "too large for the cache");
+        assert!(!cache.put_dirty(1, b"k", &[0; 4000], 0), "too large for the cache");
     }
 
     #[test]
