@@ -8,7 +8,8 @@
 //!
 //! Memory that the slot's budget pays for outside RocksDB (an operator's cache or its Arrow
 //! batches) is [reserved](SlotMemory::reserve): the block cache shrinks by the reservation while
-//! it is held, so the slot's total stays within `T`.
+//! it is held, so the slot's total stays within `T`. The Java decoded-value cache may also be
+//! [lent](SlotMemory::lend_to_value_cache) block cache that RocksDB leaves idle, on the same terms.
 
 use std::sync::{Arc, Mutex};
 
@@ -49,7 +50,22 @@ pub struct SlotMemory {
     memtable_bytes: usize,
     /// The block cache's capacity before any reservation.
     cache_bytes: usize,
-    reserved_bytes: Mutex<usize>,
+    held: Mutex<Held>,
+}
+
+/// Bytes of the block cache's share held elsewhere; the block cache is smaller by their sum.
+#[derive(Default)]
+struct Held {
+    /// By reservations (operator kernels), until each is dropped.
+    reserved: usize,
+    /// By the decoded-value cache, until it gives them back.
+    lent: usize,
+}
+
+impl Held {
+    fn total(&self) -> usize {
+        self.reserved + self.lent
+    }
 }
 
 // RocksDB's cache and write-buffer manager are internally synchronised C++ objects meant to be
@@ -79,19 +95,60 @@ impl SlotMemory {
         let cache = Cache::new_lru_cache_opts(&lru);
         let write_buffers =
             WriteBufferManager::new_write_buffer_manager_with_cache(write_buffer_bytes, false, cache.clone());
-        Ok(SlotMemory { cache, write_buffers, total_bytes, memtable_bytes, cache_bytes, reserved_bytes: Mutex::new(0) })
+        Ok(SlotMemory {
+            cache,
+            write_buffers,
+            total_bytes,
+            memtable_bytes,
+            cache_bytes,
+            held: Mutex::new(Held::default()),
+        })
     }
 
     /// Takes `bytes` of the slot's budget away from the block cache for memory kept outside
     /// RocksDB, until the reservation is dropped. `None` if the reservations of the slot would
     /// then take more than half of the block cache.
     pub fn reserve(self: &Arc<Self>, bytes: usize) -> Option<MemoryReservation> {
-        let mut reserved = self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner());
-        let limit = (self.cache_bytes as f64 * RESERVABLE_SHARE) as usize;
-        let after = reserved.checked_add(bytes).filter(|after| *after <= limit)?;
-        *reserved = after;
-        self.cache.clone().set_capacity(self.cache_bytes - after);
+        let mut held = self.held();
+        held.total().checked_add(bytes).filter(|after| *after <= self.holdable_bytes())?;
+        held.reserved += bytes;
+        self.apply_capacity(&held);
         Some(MemoryReservation { memory: Arc::clone(self), bytes })
+    }
+
+    /// Lends the decoded-value cache `bytes` of the block cache's share in place of what it held
+    /// before (0 gives everything back), at most what reservations leave of the holdable half.
+    /// Returns the bytes lent. Reservations made later find less room while the loan lasts.
+    pub fn lend_to_value_cache(&self, bytes: usize) -> usize {
+        let mut held = self.held();
+        held.lent = bytes.min(self.holdable_bytes().saturating_sub(held.reserved));
+        self.apply_capacity(&held);
+        held.lent
+    }
+
+    /// Block cache RocksDB does not use now and would not even with every memtable at the
+    /// write-buffer manager's limit: what a loan may take without evicting a block.
+    pub fn idle_cache_bytes(&self) -> usize {
+        let memtables_to_come = self.write_buffers.get_buffer_size().saturating_sub(self.write_buffer_usage());
+        self.cache_capacity().saturating_sub(self.cache_usage()).saturating_sub(memtables_to_come)
+    }
+
+    /// Bytes lent to the decoded-value cache now.
+    pub fn lent_bytes(&self) -> usize {
+        self.held().lent
+    }
+
+    /// The most that reservations and loans may hold together.
+    fn holdable_bytes(&self) -> usize {
+        (self.cache_bytes as f64 * RESERVABLE_SHARE) as usize
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn apply_capacity(&self, held: &Held) {
+        self.cache.clone().set_capacity(self.cache_bytes - held.total());
     }
 
     /// Reserves an operator kernel's memory: its `cache` and `batches` if the slot can spare
@@ -114,24 +171,23 @@ impl SlotMemory {
 
     /// Bytes that reservations may still take.
     fn reservable_bytes(&self) -> usize {
-        let reserved = self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner());
-        ((self.cache_bytes as f64 * RESERVABLE_SHARE) as usize).saturating_sub(*reserved)
+        self.holdable_bytes().saturating_sub(self.held().total())
     }
 
     /// Bytes reserved from the budget and held now.
     pub fn reserved_bytes(&self) -> usize {
-        *self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner())
+        self.held().reserved
     }
 
-    /// The block cache's capacity now: its share of the budget less the reservations.
+    /// The block cache's capacity now: its share of the budget less reservations and loans.
     pub fn cache_capacity(&self) -> usize {
-        self.cache_bytes - self.reserved_bytes()
+        self.cache_bytes - self.held().total()
     }
 
     fn release(&self, bytes: usize) {
-        let mut reserved = self.reserved_bytes.lock().unwrap_or_else(|e| e.into_inner());
-        *reserved -= bytes;
-        self.cache.clone().set_capacity(self.cache_bytes - *reserved);
+        let mut held = self.held();
+        held.reserved -= bytes;
+        self.apply_capacity(&held);
     }
 
     pub fn cache(&self) -> &Cache {
@@ -236,6 +292,22 @@ mod tests {
         assert_eq!(memory.cache_capacity(), full - (25 << 20));
         drop(second);
         assert_eq!((memory.cache_capacity(), memory.reserved_bytes()), (full, 0));
+    }
+
+    #[test]
+    fn a_loan_to_the_value_cache_shrinks_the_block_cache_within_what_reservations_leave() {
+        let memory = Arc::new(SlotMemory::new(300 << 20, 0.5, 1 << 20).unwrap());
+        let full = memory.cache_capacity();
+        assert_eq!(memory.lend_to_value_cache(50 << 20), 50 << 20);
+        assert_eq!((memory.cache_capacity(), memory.lent_bytes()), (full - (50 << 20), 50 << 20));
+        let reservation = memory.reserve(70 << 20).expect("the loan leaves room");
+        assert!(memory.reserve(10 << 20).is_none(), "a loan counts against the holdable half");
+        assert_eq!(memory.lend_to_value_cache(100 << 20), 55 << 20, "clipped to what the reservation leaves");
+        assert_eq!(memory.cache_capacity(), full / 2);
+        drop(reservation);
+        assert_eq!(memory.cache_capacity(), full - (55 << 20), "the loan stays after the reservation goes");
+        assert_eq!(memory.lend_to_value_cache(0), 0);
+        assert_eq!((memory.cache_capacity(), memory.lent_bytes(), memory.reserved_bytes()), (full, 0, 0));
     }
 
     #[test]

@@ -143,7 +143,8 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_clos
     close::<SlotMemoryHandle>(&mut env, memory)
 }
 
-/// `[cache usage, pinned usage, write-buffer usage, reserved]` in bytes.
+/// `[cache usage, pinned usage, write-buffer usage, reserved, cache capacity, lent, idle cache]`
+/// in bytes.
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_slotMemoryUsage<'local>(
     mut env: JNIEnv<'local>,
@@ -157,10 +158,28 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_slot
             memory.pinned_usage() as jlong,
             memory.write_buffer_usage() as jlong,
             memory.reserved_bytes() as jlong,
+            memory.cache_capacity() as jlong,
+            memory.lent_bytes() as jlong,
+            memory.idle_cache_bytes() as jlong,
         ];
         let array = env.new_long_array(usage.len() as i32)?;
         env.set_long_array_region(&array, 0, &usage)?;
         Ok(array.into_raw())
+    })
+}
+
+/// Lends the decoded-value cache `bytes` of the block cache in place of its previous loan;
+/// returns the bytes lent ([`SlotMemory::lend_to_value_cache`]).
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_lendToValueCache(
+    mut env: JNIEnv,
+    _class: JClass,
+    memory: jlong,
+    bytes: jlong,
+) -> jlong {
+    call(&mut env, 0, |_| {
+        let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
+        Ok(memory.lend_to_value_cache(bytes.max(0) as usize) as jlong)
     })
 }
 

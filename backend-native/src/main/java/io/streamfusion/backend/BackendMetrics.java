@@ -66,6 +66,9 @@ final class BackendMetrics {
                 "valueCacheCapacityBytes",
                 (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.capacityBytes());
         group.gauge(
+                "valueCacheBorrowedBytes",
+                (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.borrowedBytes());
+        group.gauge(
                 "valueCacheBytes",
                 (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.weightedBytes());
         group.gauge(

@@ -136,6 +136,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
 
     private final NativeStore store;
     private final OpaqueMemoryResource<SlotMemory> memory;
+    @Nullable private final DecodedValueCache valueCache;
     private final File instanceDirectory;
     private final int keyGroupPrefixBytes;
     private final LinkedHashMap<String, RegisteredColumnFamily> kvStateInformation;
@@ -214,6 +215,7 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
                 keyContext);
         this.store = store;
         this.memory = memory;
+        this.valueCache = memory.getResourceHandle().valueCache();
         this.instanceDirectory = instanceDirectory;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
         this.kvStateInformation = kvStateInformation;
@@ -347,12 +349,21 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
     public void setCurrentKey(K newKey) {
         super.setCurrentKey(newKey);
         sharedKeyBuilder.setKeyAndKeyGroup(getCurrentKey(), getCurrentKeyGroupIndex());
+        countKey();
     }
 
     @Override
     public void setCurrentKeyAndKeyGroup(K newKey, int newKeyGroupIndex) {
         super.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
         sharedKeyBuilder.setKeyAndKeyGroup(getCurrentKey(), getCurrentKeyGroupIndex());
+        countKey();
+    }
+
+    /** Lets the slot's decoded-value cache see the pace of work, to check its loan by. */
+    private void countKey() {
+        if (valueCache != null) {
+            valueCache.countKey();
+        }
     }
 
     // ------------------------------------------------------------------------

@@ -6,6 +6,8 @@ import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
+import javax.annotation.Nullable;
+
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,27 +16,54 @@ import java.util.concurrent.atomic.AtomicLong;
  * write reaches RocksDB before its value enters the cache, and eviction never writes. Entries are
  * keyed by the owning state's cache id and the canonical key bytes; a state that changes
  * serializers takes a new id, so its old entries can never be read again.
+ *
+ * <p>A cache given a {@link BlockCacheLender} grows past its own share into block cache that
+ * RocksDB leaves idle, and shrinks back when RocksDB needs it ({@link IdleMemoryLoan}), checked
+ * every {@link #CHECK_INTERVAL_KEYS} keys the slot's backends are set to ({@link #countKey}), so
+ * that work on other state kinds, which needs the block cache, takes the loan back too.
  */
 public final class DecodedValueCache {
 
     /** Rough per-entry overhead of the cache's own objects, added to the serialized sizes. */
     static final int ENTRY_OVERHEAD_BYTES = 96;
 
+    /** Keys between two checks of the loan: about a tenth of a second of a busy task thread. */
+    static final int CHECK_INTERVAL_KEYS = 1 << 15;
+
     private final Cache<Key, CachedValue> entries;
     private final Policy<Key, CachedValue> policy;
-    private final long capacityBytes;
+    private final long ownBytes;
+    @Nullable private final IdleMemoryLoan loan;
+    private volatile long capacityBytes;
     private final AtomicLong nextId = new AtomicLong();
-    private final AdmissionDoorkeeper doorkeeper;
+    private volatile AdmissionDoorkeeper doorkeeper;
 
-    /** Set by the first eviction (the cache is full), cleared when a backend's entries go. */
+    /** Set by an eviction (the cache is full), cleared when a backend's entries go or it grows. */
     private volatile boolean full;
 
+    private final AtomicLong sizeEvictions = new AtomicLong();
+    private long sizeEvictionsAtCheck;
+
+    /**
+     * Keys set since the last check of the loan. Counted by every task thread without
+     * synchronisation: a lost count only moves a check.
+     */
+    private int keysSinceCheck;
+
+    /** A cache of a fixed size. */
     public DecodedValueCache(long capacityBytes) {
-        if (capacityBytes <= 0) {
-            throw new IllegalArgumentException("cache capacity must be positive: " + capacityBytes);
+        this(capacityBytes, null);
+    }
+
+    /** A cache of {@code ownBytes}, growing into what {@code lender} (if not null) leaves idle. */
+    public DecodedValueCache(long ownBytes, @Nullable BlockCacheLender lender) {
+        if (ownBytes <= 0) {
+            throw new IllegalArgumentException("cache capacity must be positive: " + ownBytes);
         }
-        this.capacityBytes = capacityBytes;
-        this.doorkeeper = new AdmissionDoorkeeper(capacityBytes);
+        this.ownBytes = ownBytes;
+        this.capacityBytes = ownBytes;
+        this.loan = lender == null ? null : new IdleMemoryLoan(lender);
+        this.doorkeeper = new AdmissionDoorkeeper(ownBytes);
         this.entries =
                 Caffeine.newBuilder()
                         .maximumWeight(capacityBytes)
@@ -47,6 +76,7 @@ public final class DecodedValueCache {
                                 (Key key, CachedValue value, RemovalCause cause) -> {
                                     if (cause == RemovalCause.SIZE) {
                                         full = true;
+                                        sizeEvictions.incrementAndGet();
                                     }
                                 })
                         // Maintenance on the calling thread: no background threads, deterministic
@@ -65,6 +95,45 @@ public final class DecodedValueCache {
     /** The entry of a cached key for a read (counted, refreshes its recency), or null. */
     CachedValue read(long stateId, long owner, byte[] key) {
         return entries.getIfPresent(new Key(stateId, owner, key));
+    }
+
+    /** Counts a key a backend of the slot was set to; checks the loan every so many. */
+    public void countKey() {
+        if (loan != null && ++keysSinceCheck >= CHECK_INTERVAL_KEYS) {
+            rebalance();
+        }
+    }
+
+    /**
+     * Adjusts what the cache borrows of the block cache ({@link IdleMemoryLoan}). A smaller cache
+     * evicts before it returns memory, and a larger one grows after it borrowed, so the slot never
+     * holds more than its budget.
+     */
+    synchronized void rebalance() {
+        keysSinceCheck = 0;
+        if (loan == null) {
+            return;
+        }
+        long evictions = sizeEvictions.get();
+        boolean evicting = evictions != sizeEvictionsAtCheck;
+        sizeEvictionsAtCheck = evictions;
+        long wanted = loan.wanted(evicting);
+        if (wanted < loan.lentBytes()) {
+            resize(ownBytes + wanted);
+        }
+        resize(ownBytes + loan.lend(wanted));
+    }
+
+    private void resize(long capacity) {
+        if (capacity == capacityBytes) {
+            return;
+        }
+        if (capacity > capacityBytes) {
+            full = false;
+        }
+        capacityBytes = capacity;
+        doorkeeper = new AdmissionDoorkeeper(capacity);
+        policy.eviction().ifPresent(eviction -> eviction.setMaximum(capacity));
     }
 
     /**
@@ -105,8 +174,14 @@ public final class DecodedValueCache {
         full = false;
     }
 
+    /** The cache's capacity now: its own share and what it borrowed. */
     public long capacityBytes() {
         return capacityBytes;
+    }
+
+    /** Bytes borrowed of the block cache now. */
+    public long borrowedBytes() {
+        return capacityBytes - ownBytes;
     }
 
     public long weightedBytes() {

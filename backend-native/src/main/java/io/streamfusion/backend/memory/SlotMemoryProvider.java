@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * backend obtains its shared cache: from the slot's managed memory by default, or as a fixed
  * external budget per slot. The first keyed backend of a slot allocates it; the last one to release
  * its lease frees it. The decoded-value cache is paid from the same budget: it takes {@code
- * cache.size} (by default an eighth of the budget, at most 64 MiB) and RocksDB the rest. A set size
- * that would leave RocksDB less than the cache is refused, and the cache disabled.
+ * cache.size} (by default an eighth of the budget, at most 64 MiB, plus what it borrows of the
+ * block cache RocksDB leaves idle) and RocksDB the rest. A set size that would leave RocksDB less
+ * than the cache is refused, and the cache disabled.
  */
 public final class SlotMemoryProvider {
 
@@ -49,14 +50,22 @@ public final class SlotMemoryProvider {
                                         + " 'state.backend.streamfusion.memory.fixed-per-slot'.");
                     }
                     long cacheBytes = cacheBytes(size, config);
-                    DecodedValueCache cache =
-                            cacheBytes > 0 ? new DecodedValueCache(cacheBytes) : null;
-                    return new SlotMemory(
+                    NativeSlotMemory nativeMemory =
                             NativeSlotMemory.allocate(
                                     size - cacheBytes,
                                     config.writeBufferRatio(),
-                                    config.writeBufferSize().getBytes()),
-                            cache);
+                                    config.writeBufferSize().getBytes());
+                    // A cache of the default size borrows what the block cache leaves idle; a
+                    // size the user set is kept.
+                    DecodedValueCache cache =
+                            cacheBytes <= 0
+                                    ? null
+                                    : new DecodedValueCache(
+                                            cacheBytes,
+                                            config.cacheSize() == null
+                                                    ? new SlotBlockCacheLender(nativeMemory)
+                                                    : null);
+                    return new SlotMemory(nativeMemory, cache);
                 };
         if (config.fixedMemoryPerSlot() != null) {
             return env.getMemoryManager()

@@ -29,6 +29,8 @@ final class NativeMethods {
 
     static native long[] slotMemoryUsage(long memory);
 
+    static native long lendToValueCache(long memory, long bytes);
+
     static native long openStore(String path, long memory);
 
     static native void closeStore(long store);

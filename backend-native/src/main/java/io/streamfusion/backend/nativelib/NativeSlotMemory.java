@@ -53,6 +53,42 @@ public final class NativeSlotMemory extends NativeHandle {
         return NativeMethods.slotMemoryUsage(handle())[3];
     }
 
+    /**
+     * The block cache's capacity now: its share of the budget less reservations and loans; 0 once
+     * closed.
+     */
+    public long cacheCapacity() {
+        return usageIfOpen(4);
+    }
+
+    /** Bytes of the block cache's share lent to the decoded-value cache; 0 once closed. */
+    public long lentBytes() {
+        return usageIfOpen(5);
+    }
+
+    /**
+     * Block cache that RocksDB does not use now and would not use with every memtable at the
+     * write-buffer manager's limit; 0 once closed.
+     */
+    public long idleCacheBytes() {
+        return usageIfOpen(6);
+    }
+
+    // Synchronized with close(): these are read from any task thread of the slot.
+    private synchronized long usageIfOpen(int index) {
+        return isClosed() ? 0 : NativeMethods.slotMemoryUsage(handle())[index];
+    }
+
+    /**
+     * Lends the decoded-value cache {@code bytes} of the block cache in place of its previous loan
+     * (0 gives it all back), at most what the operators' reservations leave of half the block
+     * cache. Returns the bytes lent, 0 once this memory is closed.
+     */
+    public synchronized long lendToValueCache(long bytes) {
+        // Synchronized with close(): the loan is asked for from any task thread of the slot.
+        return isClosed() ? 0 : NativeMethods.lendToValueCache(handle(), bytes);
+    }
+
     @Override
     void free(long handle) {
         NativeMethods.closeSlotMemory(handle);

@@ -1,0 +1,36 @@
+package io.streamfusion.backend.memory;
+
+import io.streamfusion.backend.nativelib.NativeSlotMemory;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The native block cache lends within half of itself, and lends nothing once closed. */
+class SlotBlockCacheLenderTest {
+
+    private static final long MIB = 1 << 20;
+
+    @Test
+    void lendsIdleBlockCacheWithinHalfOfItAndNothingOnceClosed() {
+        NativeSlotMemory memory = NativeSlotMemory.allocate(96 * MIB, 0.5, 4 * MIB);
+        SlotBlockCacheLender lender = new SlotBlockCacheLender(memory);
+        // Flink's split: the cache 80 MiB, of which memtables may take 32 MiB.
+        long capacity = memory.cacheCapacity();
+        assertEquals(80 * MIB, capacity);
+        assertEquals(
+                48 * MIB, lender.idleBlockCacheBytes(), "room memtables may yet take is not idle");
+
+        assertEquals(10 * MIB, lender.lend(10 * MIB));
+        assertEquals(70 * MIB, lender.blockCacheCapacity());
+        assertEquals(38 * MIB, lender.idleBlockCacheBytes());
+        assertEquals(10 * MIB, memory.lentBytes());
+        assertEquals(40 * MIB, lender.lend(100 * MIB), "at most half of the block cache");
+        assertEquals(0, lender.lend(0));
+        assertEquals(capacity, lender.blockCacheCapacity());
+
+        memory.close();
+        assertEquals(0, lender.lend(MIB));
+        assertEquals(0, lender.blockCacheCapacity());
+    }
+}
