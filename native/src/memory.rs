@@ -110,15 +110,20 @@ impl SlotMemory {
     /// then take more than half of the block cache.
     pub fn reserve(self: &Arc<Self>, bytes: usize) -> Option<MemoryReservation> {
         let mut held = self.held();
-        held.total().checked_add(bytes).filter(|after| *after <= self.holdable_bytes())?;
-        held.reserved += bytes;
+        let limit = self.holdable_bytes();
+        let reserved = held.reserved.checked_add(bytes).filter(|after| *after <= limit)?;
+        // A loan gives way to a reservation: an operator's cache is part of its design, the loan
+        // only uses idle memory. The decoded-value cache shrinks to the smaller loan at its next
+        // check.
+        held.lent = held.lent.min(limit - reserved);
+        held.reserved = reserved;
         self.apply_capacity(&held);
         Some(MemoryReservation { memory: Arc::clone(self), bytes })
     }
 
     /// Lends the decoded-value cache `bytes` of the block cache's share in place of what it held
     /// before (0 gives everything back), at most what reservations leave of the holdable half.
-    /// Returns the bytes lent. Reservations made later find less room while the loan lasts.
+    /// Returns the bytes lent. A reservation made later takes back what it needs of the loan.
     pub fn lend_to_value_cache(&self, bytes: usize) -> usize {
         let mut held = self.held();
         held.lent = bytes.min(self.holdable_bytes().saturating_sub(held.reserved));
@@ -169,9 +174,9 @@ impl SlotMemory {
         (self.reserve(batches), 0)
     }
 
-    /// Bytes that reservations may still take.
+    /// Bytes that reservations may still take (a loan gives way to them).
     fn reservable_bytes(&self) -> usize {
-        self.holdable_bytes().saturating_sub(self.held().total())
+        self.holdable_bytes().saturating_sub(self.held().reserved)
     }
 
     /// Bytes reserved from the budget and held now.
@@ -301,11 +306,13 @@ mod tests {
         assert_eq!(memory.lend_to_value_cache(50 << 20), 50 << 20);
         assert_eq!((memory.cache_capacity(), memory.lent_bytes()), (full - (50 << 20), 50 << 20));
         let reservation = memory.reserve(70 << 20).expect("the loan leaves room");
-        assert!(memory.reserve(10 << 20).is_none(), "a loan counts against the holdable half");
         assert_eq!(memory.lend_to_value_cache(100 << 20), 55 << 20, "clipped to what the reservation leaves");
         assert_eq!(memory.cache_capacity(), full / 2);
-        drop(reservation);
-        assert_eq!(memory.cache_capacity(), full - (55 << 20), "the loan stays after the reservation goes");
+        let second = memory.reserve(25 << 20).expect("a reservation takes back part of the loan");
+        assert_eq!((memory.lent_bytes(), memory.cache_capacity()), (30 << 20, full / 2));
+        assert!(memory.reserve(31 << 20).is_none(), "but never more than the holdable half");
+        drop((reservation, second));
+        assert_eq!(memory.cache_capacity(), full - (30 << 20), "the loan stays after the reservations go");
         assert_eq!(memory.lend_to_value_cache(0), 0);
         assert_eq!((memory.cache_capacity(), memory.lent_bytes(), memory.reserved_bytes()), (full, 0, 0));
     }

@@ -17,6 +17,12 @@ public interface BlockCacheLender {
     long idleBlockCacheBytes();
 
     /**
+     * Bytes lent now: less than last lent when an operator's reservation took part of the loan
+     * back.
+     */
+    long lentBytes();
+
+    /**
      * Lends {@code bytes} in place of the current loan (0 returns it all); returns what was lent.
      */
     long lend(long bytes);

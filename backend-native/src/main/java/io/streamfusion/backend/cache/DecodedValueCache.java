@@ -106,8 +106,9 @@ public final class DecodedValueCache {
 
     /**
      * Adjusts what the cache borrows of the block cache ({@link IdleMemoryLoan}). A smaller cache
-     * evicts before it returns memory, and a larger one grows after it borrowed, so the slot never
-     * holds more than its budget.
+     * evicts before it returns memory, and a larger one grows after it borrowed, so the slot holds
+     * no more than its budget, except for the bytes an operator's reservation took back of the loan
+     * since the last check.
      */
     synchronized void rebalance() {
         keysSinceCheck = 0;
@@ -117,8 +118,12 @@ public final class DecodedValueCache {
         long evictions = sizeEvictions.get();
         boolean evicting = evictions != sizeEvictionsAtCheck;
         sizeEvictionsAtCheck = evictions;
+        long granted = loan.refresh();
+        if (ownBytes + granted < capacityBytes) {
+            resize(ownBytes + granted);
+        }
         long wanted = loan.wanted(evicting);
-        if (wanted < loan.lentBytes()) {
+        if (wanted < granted) {
             resize(ownBytes + wanted);
         }
         resize(ownBytes + loan.lend(wanted));

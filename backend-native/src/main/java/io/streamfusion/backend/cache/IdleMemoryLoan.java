@@ -11,7 +11,8 @@ package io.streamfusion.backend.cache;
  * parallelism 2 the cache held 118k of its slot's 128k values and missed 15% of its reads (see
  * docs/architecture.md, "What lending idle block cache bought"). The two thresholds keep a loan
  * from being taken back at once: after lending half of an idle quarter, an eighth of the smaller
- * block cache is still idle.
+ * block cache is still idle. An operator's reservation takes back what it needs of a loan, and the
+ * cache shrinks to the smaller loan at its next check.
  */
 final class IdleMemoryLoan {
 
@@ -23,6 +24,15 @@ final class IdleMemoryLoan {
 
     IdleMemoryLoan(BlockCacheLender lender) {
         this.lender = lender;
+    }
+
+    /**
+     * The loan as the block cache has it now, which an operator's reservation may have made smaller
+     * since it was last lent.
+     */
+    long refresh() {
+        lent = lender.lentBytes();
+        return lent;
     }
 
     /**

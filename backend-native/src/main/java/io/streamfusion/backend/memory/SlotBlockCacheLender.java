@@ -23,6 +23,11 @@ final class SlotBlockCacheLender implements BlockCacheLender {
     }
 
     @Override
+    public long lentBytes() {
+        return memory.lentBytes();
+    }
+
+    @Override
     public long lend(long bytes) {
         return memory.lendToValueCache(bytes);
     }

@@ -38,6 +38,11 @@ class IdleMemoryLoanTest {
         }
 
         @Override
+        public long lentBytes() {
+            return lent;
+        }
+
+        @Override
         public long lend(long bytes) {
             lent = Math.min(bytes, lendable);
             return lent;
@@ -83,6 +88,23 @@ class IdleMemoryLoanTest {
         readAll(view, keys);
         assertEquals(keys, cached(view, keys), "every value fits now; it held " + before);
         assertTrue(cache.weightedBytes() > MIB);
+    }
+
+    @Test
+    void aCacheShrinksToWhatAnOperatorsReservationLeftOfItsLoan() throws Exception {
+        FakeLender lender = new FakeLender(64 * MIB, 0, 64 * MIB);
+        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
+        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        readAll(view, 50_000);
+        cache.rebalance();
+        readAll(view, 100_000);
+        assertEquals(33 * MIB, cache.capacityBytes());
+
+        lender.lent = 4 * MIB; // a reservation took 28 MiB of the loan back
+        lender.lendable = 4 * MIB;
+        cache.rebalance();
+        assertEquals(5 * MIB, cache.capacityBytes());
+        assertTrue(cache.weightedBytes() <= 5 * MIB, "evicted down to the smaller loan");
     }
 
     @Test
