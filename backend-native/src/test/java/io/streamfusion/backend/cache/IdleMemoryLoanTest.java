@@ -49,6 +49,17 @@ class IdleMemoryLoanTest {
         }
     }
 
+    private FakeLender lender;
+    private DecodedValueCache cache;
+    private StateValueCache<Long> view;
+
+    /** A cache of 1 MiB of its own, borrowing from {@code from} (if not null). */
+    private void cacheBorrowingFrom(FakeLender from) {
+        lender = from;
+        cache = new DecodedValueCache(MIB, from);
+        view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+    }
+
     private static byte[] key(long key) {
         return ByteBuffer.allocate(9).put((byte) 1).putLong(key).array();
     }
@@ -72,9 +83,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aFullCacheBorrowsHalfOfTheIdleBlockCacheAndKeepsMoreValues() throws Exception {
-        FakeLender lender = new FakeLender(64 * MIB, 4 * MIB, 64 * MIB);
-        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(new FakeLender(64 * MIB, 4 * MIB, 64 * MIB));
         long keys = 50_000;
         readAll(view, keys);
         assertTrue(cache.stats().evictionCount() > 0, "5.6 MB of values fill 1 MiB");
@@ -92,9 +101,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aCacheShrinksToWhatAnOperatorsReservationLeftOfItsLoan() throws Exception {
-        FakeLender lender = new FakeLender(64 * MIB, 0, 64 * MIB);
-        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 50_000);
         cache.rebalance();
         readAll(view, 100_000);
@@ -109,9 +116,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aCacheThatDoesNotEvictBorrowsNothing() throws Exception {
-        FakeLender lender = new FakeLender(64 * MIB, 0, 64 * MIB);
-        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 1_000);
         cache.rebalance();
         assertEquals(0, lender.lent);
@@ -120,9 +125,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void theLoanGoesBackHalfAtATimeWhenRocksDbFillsItsCache() throws Exception {
-        FakeLender lender = new FakeLender(64 * MIB, 0, 64 * MIB);
-        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 50_000);
         cache.rebalance();
         assertEquals(32 * MIB, lender.lent);
@@ -146,9 +149,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aLoanIsWhatTheLenderGrants() throws Exception {
-        FakeLender lender = new FakeLender(64 * MIB, 0, 10 * MIB);
-        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 10 * MIB));
         readAll(view, 50_000);
         cache.rebalance();
         assertEquals(11 * MIB, cache.capacityBytes());
@@ -156,9 +157,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void keysCountedCheckTheLoan() throws Exception {
-        FakeLender lender = new FakeLender(64 * MIB, 0, 64 * MIB);
-        DecodedValueCache cache = new DecodedValueCache(MIB, lender);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 20_000);
         for (int key = 1; key < DecodedValueCache.CHECK_INTERVAL_KEYS; key++) {
             cache.countKey();
@@ -178,8 +177,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aCacheWithoutLenderKeepsItsSize() throws Exception {
-        DecodedValueCache cache = new DecodedValueCache(MIB);
-        StateValueCache<Long> view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
+        cacheBorrowingFrom(null);
         readAll(view, 50_000);
         for (int key = 0; key < DecodedValueCache.CHECK_INTERVAL_KEYS; key++) {
             cache.countKey();
