@@ -7,20 +7,8 @@ package io.streamfusion.backend.cache;
  */
 public interface BlockCacheLender {
 
-    /** The block cache's capacity now, after reservations and the current loan. */
-    long blockCacheCapacity();
-
-    /**
-     * Bytes of the block cache that RocksDB does not use and would not use even with every memtable
-     * full.
-     */
-    long idleBlockCacheBytes();
-
-    /**
-     * Bytes lent now: less than last lent when an operator's reservation took part of the loan
-     * back.
-     */
-    long lentBytes();
+    /** The block cache's capacity, idle bytes and current loan, from one read. */
+    BlockCacheRoom room();
 
     /**
      * Lends {@code bytes} in place of the current loan (0 returns it all); returns what was lent.

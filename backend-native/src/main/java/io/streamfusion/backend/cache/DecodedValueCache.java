@@ -33,7 +33,7 @@ public final class DecodedValueCache {
     private final Cache<Key, CachedValue> entries;
     private final Policy<Key, CachedValue> policy;
     private final long ownBytes;
-    @Nullable private final IdleMemoryLoan loan;
+    @Nullable private final BlockCacheLender lender;
     private volatile long capacityBytes;
     private final AtomicLong nextId = new AtomicLong();
     private volatile AdmissionDoorkeeper doorkeeper;
@@ -62,7 +62,7 @@ public final class DecodedValueCache {
         }
         this.ownBytes = ownBytes;
         this.capacityBytes = ownBytes;
-        this.loan = lender == null ? null : new IdleMemoryLoan(lender);
+        this.lender = lender;
         this.doorkeeper = new AdmissionDoorkeeper(ownBytes);
         this.entries =
                 Caffeine.newBuilder()
@@ -99,7 +99,7 @@ public final class DecodedValueCache {
 
     /** Counts a key a backend of the slot was set to; checks the loan every so many. */
     public void countKey() {
-        if (loan != null && ++keysSinceCheck >= CHECK_INTERVAL_KEYS) {
+        if (lender != null && ++keysSinceCheck >= CHECK_INTERVAL_KEYS) {
             rebalance();
         }
     }
@@ -112,21 +112,20 @@ public final class DecodedValueCache {
      */
     synchronized void rebalance() {
         keysSinceCheck = 0;
-        if (loan == null) {
+        if (lender == null) {
             return;
         }
         long evictions = sizeEvictions.get();
         boolean evicting = evictions != sizeEvictionsAtCheck;
         sizeEvictionsAtCheck = evictions;
-        long granted = loan.refresh();
-        if (ownBytes + granted < capacityBytes) {
-            resize(ownBytes + granted);
+        // The loan as the block cache has it, which a reservation may have cut since it was lent.
+        BlockCacheRoom room = lender.room();
+        long wanted = IdleMemoryLoan.wanted(room, evicting);
+        long kept = Math.min(room.lentBytes(), wanted);
+        if (ownBytes + kept < capacityBytes) {
+            resize(ownBytes + kept);
         }
-        long wanted = loan.wanted(evicting);
-        if (wanted < granted) {
-            resize(ownBytes + wanted);
-        }
-        resize(ownBytes + loan.lend(wanted));
+        resize(ownBytes + (wanted == room.lentBytes() ? wanted : lender.lend(wanted)));
     }
 
     private void resize(long capacity) {

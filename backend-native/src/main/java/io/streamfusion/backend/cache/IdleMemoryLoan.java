@@ -19,47 +19,21 @@ final class IdleMemoryLoan {
     /** A loan smaller than this is returned whole rather than halved again. */
     static final long SMALLEST_LOAN_BYTES = 1 << 20;
 
-    private final BlockCacheLender lender;
-    private long lent;
-
-    IdleMemoryLoan(BlockCacheLender lender) {
-        this.lender = lender;
-    }
+    private IdleMemoryLoan() {}
 
     /**
-     * The loan as the block cache has it now, which an operator's reservation may have made smaller
-     * since it was last lent.
+     * The loan the block cache can spare in {@code room}; {@code cacheEvicting} says whether the
+     * decoded-value cache evicted since the last check, the only case in which more helps it.
      */
-    long refresh() {
-        lent = lender.lentBytes();
-        return lent;
-    }
-
-    /**
-     * The loan the block cache can spare now; {@code cacheEvicting} says whether the decoded-value
-     * cache evicted since the last check, the only case in which more helps it.
-     */
-    long wanted(boolean cacheEvicting) {
-        long capacity = lender.blockCacheCapacity();
-        long idle = lender.idleBlockCacheBytes();
-        if (cacheEvicting && idle > capacity / 4) {
+    static long wanted(BlockCacheRoom room, boolean cacheEvicting) {
+        long lent = room.lentBytes();
+        long idle = room.idleBytes();
+        if (cacheEvicting && idle > room.capacity() / 4) {
             return lent + idle / 2;
         }
-        if (idle < capacity / 16 && lent > 0) {
+        if (idle < room.capacity() / 16 && lent > 0) {
             return lent / 2 < SMALLEST_LOAN_BYTES ? 0 : lent / 2;
         }
-        return lent;
-    }
-
-    /** Asks for a loan of {@code bytes} in place of the current one; returns what was lent. */
-    long lend(long bytes) {
-        if (bytes != lent) {
-            lent = lender.lend(bytes);
-        }
-        return lent;
-    }
-
-    long lentBytes() {
         return lent;
     }
 }

@@ -1,7 +1,9 @@
 package io.streamfusion.backend.memory;
 
 import io.streamfusion.backend.cache.BlockCacheLender;
+import io.streamfusion.backend.cache.BlockCacheRoom;
 import io.streamfusion.backend.nativelib.NativeSlotMemory;
+import io.streamfusion.backend.nativelib.SlotMemoryUsage;
 
 /** The slot's native block cache as the lender of its decoded-value cache. */
 final class SlotBlockCacheLender implements BlockCacheLender {
@@ -13,18 +15,9 @@ final class SlotBlockCacheLender implements BlockCacheLender {
     }
 
     @Override
-    public long blockCacheCapacity() {
-        return memory.cacheCapacity();
-    }
-
-    @Override
-    public long idleBlockCacheBytes() {
-        return memory.idleCacheBytes();
-    }
-
-    @Override
-    public long lentBytes() {
-        return memory.lentBytes();
+    public BlockCacheRoom room() {
+        SlotMemoryUsage usage = memory.usageIfOpen();
+        return new BlockCacheRoom(usage.cacheCapacity(), usage.idleCacheBytes(), usage.lentBytes());
     }
 
     @Override

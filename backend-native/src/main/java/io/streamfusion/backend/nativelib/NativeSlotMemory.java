@@ -54,29 +54,13 @@ public final class NativeSlotMemory extends NativeHandle {
     }
 
     /**
-     * The block cache's capacity now: its share of the budget less reservations and loans; 0 once
-     * closed.
+     * Every figure of the slot's memory from one native call; all 0 once closed. Synchronized with
+     * close(): read from any task thread of the slot.
      */
-    public long cacheCapacity() {
-        return usageIfOpen(4);
-    }
-
-    /** Bytes of the block cache's share lent to the decoded-value cache; 0 once closed. */
-    public long lentBytes() {
-        return usageIfOpen(5);
-    }
-
-    /**
-     * Block cache that RocksDB does not use now and would not use with every memtable at the
-     * write-buffer manager's limit; 0 once closed.
-     */
-    public long idleCacheBytes() {
-        return usageIfOpen(6);
-    }
-
-    // Synchronized with close(): these are read from any task thread of the slot.
-    private synchronized long usageIfOpen(int index) {
-        return isClosed() ? 0 : NativeMethods.slotMemoryUsage(handle())[index];
+    public synchronized SlotMemoryUsage usageIfOpen() {
+        return isClosed()
+                ? SlotMemoryUsage.CLOSED
+                : SlotMemoryUsage.of(NativeMethods.slotMemoryUsage(handle()));
     }
 
     /**

@@ -27,19 +27,14 @@ class IdleMemoryLoanTest {
             this.lendable = lendable;
         }
 
-        @Override
-        public long blockCacheCapacity() {
+        long blockCacheCapacity() {
             return capacity - lent;
         }
 
         @Override
-        public long idleBlockCacheBytes() {
-            return Math.max(0, blockCacheCapacity() - used);
-        }
-
-        @Override
-        public long lentBytes() {
-            return lent;
+        public BlockCacheRoom room() {
+            return new BlockCacheRoom(
+                    blockCacheCapacity(), Math.max(0, blockCacheCapacity() - used), lent);
         }
 
         @Override

@@ -16,21 +16,21 @@ class SlotBlockCacheLenderTest {
         NativeSlotMemory memory = NativeSlotMemory.allocate(96 * MIB, 0.5, 4 * MIB);
         SlotBlockCacheLender lender = new SlotBlockCacheLender(memory);
         // Flink's split: the cache 80 MiB, of which memtables may take 32 MiB.
-        long capacity = memory.cacheCapacity();
+        long capacity = memory.usageIfOpen().cacheCapacity();
         assertEquals(80 * MIB, capacity);
         assertEquals(
-                48 * MIB, lender.idleBlockCacheBytes(), "room memtables may yet take is not idle");
+                48 * MIB, lender.room().idleBytes(), "room memtables may yet take is not idle");
 
         assertEquals(10 * MIB, lender.lend(10 * MIB));
-        assertEquals(70 * MIB, lender.blockCacheCapacity());
-        assertEquals(38 * MIB, lender.idleBlockCacheBytes());
-        assertEquals(10 * MIB, memory.lentBytes());
+        assertEquals(70 * MIB, lender.room().capacity());
+        assertEquals(38 * MIB, lender.room().idleBytes());
+        assertEquals(10 * MIB, lender.room().lentBytes());
         assertEquals(40 * MIB, lender.lend(100 * MIB), "at most half of the block cache");
         assertEquals(0, lender.lend(0));
-        assertEquals(capacity, lender.blockCacheCapacity());
+        assertEquals(capacity, lender.room().capacity());
 
         memory.close();
         assertEquals(0, lender.lend(MIB));
-        assertEquals(0, lender.blockCacheCapacity());
+        assertEquals(0, lender.room().capacity());
     }
 }
