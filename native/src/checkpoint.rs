@@ -16,7 +16,7 @@ use crate::store::KeyedStore;
 /// here keeps correctness independent of that detail.
 pub fn create_checkpoint(store: &KeyedStore, target: &Path) -> Result<()> {
     store.flush()?;
-    Checkpoint::new(store.db())?.create_checkpoint(target)?;
+    Checkpoint::new(store.db()?)?.create_checkpoint(target)?;
     Ok(())
 }
 

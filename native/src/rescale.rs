@@ -37,7 +37,7 @@ impl KeyRange {
 /// lie wholly inside a range are dropped first, which costs no I/O; a range tombstone then
 /// covers what remains.
 pub fn delete_ranges(store: &KeyedStore, ranges: &[KeyRange]) -> Result<()> {
-    let db = store.db();
+    let db = store.db()?;
     for name in store.column_family_names() {
         let Some(cf) = db.cf_handle(&name) else { continue };
         for range in ranges.iter().filter(|r| !r.is_empty()) {
@@ -63,7 +63,7 @@ pub fn copy_range_from(store: &KeyedStore, source: &Path, range: &KeyRange) -> R
         names.iter().map(|name| (name.as_str(), options.clone())),
         false,
     )?;
-    let db = store.db();
+    let db = store.db()?;
     let mut copied = 0;
     for name in &names {
         store.ensure_column_family(name)?;
@@ -100,7 +100,7 @@ mod tests {
 
     fn keys(column: &StateColumnFamily) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        let mut it = column.store().db().raw_iterator_cf(column.cf());
+        let mut it = column.store().db().unwrap().raw_iterator_cf(column.cf());
         it.seek_to_first();
         while let Some(key) = it.key() {
             out.push(key.to_vec());

@@ -54,7 +54,7 @@ impl KeyGroupScan {
         }
         // SAFETY: the snapshot borrows the database, which `_store` keeps alive and which is
         // dropped after the snapshot (field order).
-        let snapshot: SnapshotWithThreadMode<'static, Db> = unsafe { std::mem::transmute(store.db().snapshot()) };
+        let snapshot: SnapshotWithThreadMode<'static, Db> = unsafe { std::mem::transmute(store.db()?.snapshot()) };
         let handles: Vec<Arc<BoundColumnFamily<'static>>> = columns.iter().map(|c| Arc::clone(c.cf())).collect();
         let mut cursors = Vec::with_capacity(handles.len());
         for (index, cf) in handles.iter().enumerate() {

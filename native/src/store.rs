@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rocksdb::{
     BlockBasedOptions, BoundColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, DBWithThreadMode, MergeOperands,
@@ -16,15 +16,18 @@ use rocksdb::{
 use crate::batch;
 use crate::error::{NativeError, Result};
 use crate::index_layout::{self, IndexLayout, LayoutWatch};
-use crate::memory::SlotMemory;
+use crate::memory::{MemoryReservation, SlotMemory};
 use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
+use crate::write_back::WriteBack;
 
 pub type Db = DBWithThreadMode<MultiThreaded>;
 
-/// What a store is opened with: the memory of its slot, shared with the slot's other stores.
+/// What a store is opened with: the memory of its slot, shared with the slot's other stores, and
+/// the size of its [write-back buffer](crate::write_back) (0 writes every put through at once).
 #[derive(Clone)]
 pub struct StoreConfig {
     pub memory: Arc<SlotMemory>,
+    pub write_back_bytes: usize,
 }
 
 /// RocksDB's read and write option structs are plain data that RocksDB only reads during a
@@ -51,6 +54,12 @@ pub struct KeyedStore {
     ttl_slots: Mutex<HashMap<String, Arc<TtlFilterSlot>>>,
     /// The slot's cache and write-buffer manager, kept alive while the database uses them.
     memory: Arc<SlotMemory>,
+    /// Point puts and deletes not yet applied; see [`KeyedStore::db`].
+    write_back: WriteBack,
+    /// The slot memory the write-back buffer holds, reserved at the store's first point write
+    /// (stores that never write one take none); `None` if the slot could not spare it, and then
+    /// every write goes through at once.
+    write_back_budget: OnceLock<Option<MemoryReservation>>,
 }
 
 impl KeyedStore {
@@ -96,14 +105,51 @@ impl KeyedStore {
             column_names: Mutex::new(existing),
             ttl_slots: Mutex::new(ttl_slots),
             memory: config.memory,
+            write_back: WriteBack::new(config.write_back_bytes),
+            write_back_budget: OnceLock::new(),
         });
         // Restored state may already be past the point where its blocks need partitions.
         store.adapt_index_layout()?;
         Ok(store)
     }
 
-    pub(crate) fn db(&self) -> &Db {
-        &self.db
+    /// The database, after the write-back buffer is applied to it: whatever reads or writes it
+    /// next sees every earlier write, as if each had gone through at once. Only the point reads
+    /// and writes of [`StateColumnFamily`] use the database without this.
+    pub(crate) fn db(&self) -> Result<&Db> {
+        self.apply_write_back()?;
+        Ok(&self.db)
+    }
+
+    /// Whether point writes are held back: the buffer is enabled and its memory reserved.
+    fn buffers_writes(&self) -> bool {
+        self.write_back.is_enabled()
+            && self.write_back_budget.get_or_init(|| self.memory.reserve(self.write_back.limit_bytes())).is_some()
+    }
+
+    /// Applies the write-back buffer as one write batch, each column family's keys in order.
+    pub fn apply_write_back(&self) -> Result<()> {
+        self.apply_writes_held_for(None)
+    }
+
+    /// Applies the held writes of the column family in write-back slot `only`, or of all.
+    fn apply_writes_held_for(&self, only: Option<usize>) -> Result<()> {
+        let count = self.write_back.flush(only, |writes| {
+            let mut batch = WriteBatch::default();
+            for (name, entries) in writes {
+                let cf = self.db.cf_handle(name).ok_or_else(|| {
+                    NativeError::Internal(format!("column family '{name}' vanished with buffered writes"))
+                })?;
+                for (key, value) in entries {
+                    match value {
+                        Some(value) => batch.put_cf(&cf, key, value),
+                        None => batch.delete_cf(&cf, key),
+                    }
+                }
+            }
+            Ok::<(), NativeError>(self.db.write_opt(batch, &self.options.write)?)
+        })?;
+        self.after_writes(count as u64)
     }
 
     /// The memory of the slot this store belongs to.
@@ -141,7 +187,7 @@ impl KeyedStore {
     /// checkpoint, as after any backend error, so nothing is half-applied.
     fn write(&self, batch: WriteBatch) -> Result<()> {
         let count = batch.len() as u64;
-        self.db.write_opt(batch, &self.options.write)?;
+        self.db()?.write_opt(batch, &self.options.write)?;
         self.after_writes(count)
     }
 
@@ -238,14 +284,15 @@ impl KeyedStore {
     /// on the store's flush threads instead of one after the other. Waiting on a column family
     /// whose memtable was switched but not yet flushed waits for that flush.
     pub fn flush(&self) -> Result<()> {
-        let families: Vec<_> = self.column_family_names().iter().filter_map(|name| self.db.cf_handle(name)).collect();
+        let db = self.db()?;
+        let families: Vec<_> = self.column_family_names().iter().filter_map(|name| db.cf_handle(name)).collect();
         let mut schedule = rocksdb::FlushOptions::default();
         schedule.set_wait(false);
         for cf in &families {
-            self.db.flush_cf_opt(cf, &schedule)?;
+            db.flush_cf_opt(cf, &schedule)?;
         }
         for cf in &families {
-            self.db.flush_cf(cf)?;
+            db.flush_cf(cf)?;
         }
         Ok(())
     }
@@ -429,6 +476,25 @@ pub struct StateColumnFamily {
     cf: Arc<BoundColumnFamily<'static>>,
     store: Arc<KeyedStore>,
     name: String,
+    /// This column family's slot in the store's write-back buffer.
+    write_slot: usize,
+}
+
+/// A value read by key: pinned where RocksDB holds it, or copied out of the write-back buffer.
+pub enum StoredValue<'a> {
+    Pinned(DBPinnableSlice<'a>),
+    Buffered(Vec<u8>),
+}
+
+impl std::ops::Deref for StoredValue<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            StoredValue::Pinned(slice) => slice,
+            StoredValue::Buffered(bytes) => bytes,
+        }
+    }
 }
 
 impl StateColumnFamily {
@@ -445,7 +511,8 @@ impl StateColumnFamily {
         // SAFETY: the handle borrows `store.db`. We keep an `Arc` of the store in the same
         // struct, declared after `cf`, so the database outlives the handle.
         let cf: Arc<BoundColumnFamily<'static>> = unsafe { std::mem::transmute(cf) };
-        Ok(StateColumnFamily { cf, store: Arc::clone(store), name: name.to_owned() })
+        let write_slot = store.write_back.column_slot(name);
+        Ok(StateColumnFamily { cf, store: Arc::clone(store), name: name.to_owned(), write_slot })
     }
 
     pub fn name(&self) -> &str {
@@ -468,25 +535,54 @@ impl StateColumnFamily {
         }
     }
 
-    pub fn get(&self, key: &[u8]) -> Result<Option<DBPinnableSlice<'_>>> {
-        Ok(self.store.db.get_pinned_cf_opt(&self.cf, key, &self.store.options.read)?)
+    /// The value of `key`: its buffered write if it has one, else what RocksDB holds.
+    pub fn get(&self, key: &[u8]) -> Result<Option<StoredValue<'_>>> {
+        if let Some(buffered) = self.store.write_back.read(self.write_slot, key) {
+            return Ok(buffered.map(StoredValue::Buffered));
+        }
+        let pinned = self.store.db.get_pinned_cf_opt(&self.cf, key, &self.store.options.read)?;
+        Ok(pinned.map(StoredValue::Pinned))
     }
 
+    /// Puts `value` under `key`, held in the write-back buffer if the store has one.
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.store.db.put_cf_opt(&self.cf, key, value, &self.store.options.write)?;
-        self.store.after_writes(1)
+        self.write_point(key, Some(value))
     }
 
+    /// Deletes `key`, held in the write-back buffer if the store has one.
     pub fn delete(&self, key: &[u8]) -> Result<()> {
-        self.store.db.delete_cf_opt(&self.cf, key, &self.store.options.write)?;
-        self.store.after_writes(1)
+        self.write_point(key, None)
+    }
+
+    fn write_point(&self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
+        let store = &self.store;
+        if store.buffers_writes() {
+            if store.write_back.write(self.write_slot, key, value) {
+                store.apply_write_back()?;
+            }
+            return Ok(());
+        }
+        match value {
+            Some(value) => store.db.put_cf_opt(&self.cf, key, value, &store.options.write)?,
+            None => store.db.delete_cf_opt(&self.cf, key, &store.options.write)?,
+        }
+        store.after_writes(1)
+    }
+
+    /// The database with this column family's buffered writes applied: reads of it and writes to
+    /// it see, and come after, every earlier write. Writes of other column families may wait.
+    fn db(&self) -> Result<&Db> {
+        if self.store.write_back.holds_any(self.write_slot) {
+            self.store.apply_writes_held_for(Some(self.write_slot))?;
+        }
+        Ok(&self.store.db)
     }
 
     /// Looks up every key of an encoded key list in one RocksDB multi-get and returns an
     /// encoded value list in the same order.
     pub fn multi_get(&self, encoded_keys: &[u8]) -> Result<Vec<u8>> {
         let keys = batch::decode_keys(encoded_keys).collect::<Result<Vec<&[u8]>>>()?;
-        let results = self.store.db.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
+        let results = self.db()?.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
         let mut out = Vec::with_capacity(keys.len() * 16);
         for result in results {
             batch::encode_optional_value(&mut out, result?.as_deref());
@@ -497,7 +593,7 @@ impl StateColumnFamily {
     /// The values of `keys`, in order, read with one RocksDB multi-get. The slices borrow this
     /// column family, so the values are not copied.
     pub fn multi_get_pinned<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
-        let results = self.store.db.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
+        let results = self.db()?.batched_multi_get_cf_opt(&self.cf, keys.iter(), false, &self.store.options.read);
         results.into_iter().map(|result| result.map_err(NativeError::from)).collect()
     }
 
@@ -524,23 +620,26 @@ impl StateColumnFamily {
 
     /// Appends `value` to the list stored under `key` without reading it.
     pub fn merge(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        if self.store.write_back.holds(self.write_slot, key) {
+            self.store.apply_writes_held_for(Some(self.write_slot))?;
+        }
         self.store.db.merge_cf_opt(&self.cf, key, value, &self.store.options.write)?;
         self.store.after_writes(1)
     }
 
-    fn prefix_iterator(&self, prefix: &[u8]) -> rocksdb::DBRawIteratorWithThreadMode<'_, Db> {
+    fn prefix_iterator(&self, prefix: &[u8]) -> Result<rocksdb::DBRawIteratorWithThreadMode<'_, Db>> {
         let mut read = ReadOptions::default();
         if let Some(bound) = prefix_upper_bound(prefix) {
             read.set_iterate_upper_bound(bound);
         }
-        self.store.db.raw_iterator_cf_opt(&self.cf, read)
+        Ok(self.db()?.raw_iterator_cf_opt(&self.cf, read))
     }
 
     /// Encodes (state index 0) the entries whose keys start with `prefix`, in key order,
     /// beginning after `resume_after` if given, until at least `max_bytes` are encoded. A batch
     /// shorter than `max_bytes` holds every remaining entry.
     pub fn scan_prefix(&self, prefix: &[u8], resume_after: Option<&[u8]>, max_bytes: usize) -> Result<Vec<u8>> {
-        let mut it = self.prefix_iterator(prefix);
+        let mut it = self.prefix_iterator(prefix)?;
         match resume_after {
             Some(after) => {
                 it.seek(after);
@@ -573,7 +672,7 @@ impl StateColumnFamily {
             (None, Some(bound)) => read.set_iterate_upper_bound(bound),
             (None, None) => {}
         }
-        let mut it = self.store.db.raw_iterator_cf_opt(&self.cf, read);
+        let mut it = self.db()?.raw_iterator_cf_opt(&self.cf, read);
         // RocksDB's SeekToLast honours the iterate upper bound: it lands on the last key below
         // it, which starts with the prefix if any such key does.
         it.seek_to_last();
@@ -584,13 +683,13 @@ impl StateColumnFamily {
 
     /// A cursor over this column family as it is now, for many seeks: creating a RocksDB
     /// iterator (its memtable and file iterators) costs far more than one seek.
-    pub fn cursor(&self) -> EntryCursor<'_> {
-        EntryCursor { it: self.store.db.raw_iterator_cf_opt(&self.cf, ReadOptions::default()) }
+    pub fn cursor(&self) -> Result<EntryCursor<'_>> {
+        Ok(EntryCursor { it: self.db()?.raw_iterator_cf_opt(&self.cf, ReadOptions::default()) })
     }
 
     /// Deletes every entry whose key starts with `prefix` in one atomic write.
     pub fn delete_prefix(&self, prefix: &[u8]) -> Result<u64> {
-        let mut it = self.prefix_iterator(prefix);
+        let mut it = self.prefix_iterator(prefix)?;
         it.seek(prefix);
         let mut batch = WriteBatch::default();
         let mut count = 0;
@@ -620,13 +719,13 @@ impl StateColumnFamily {
         let mut options = rocksdb::CompactOptions::default();
         // Rewrites the bottommost level too, so filters see every file.
         options.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
-        self.store.db.compact_range_cf_opt(&self.cf, None::<&[u8]>, None::<&[u8]>, &options);
+        self.db()?.compact_range_cf_opt(&self.cf, None::<&[u8]>, None::<&[u8]>, &options);
         Ok(())
     }
 
     /// Counts the live entries by a full scan. For tests and diagnostics, not the hot path.
     pub fn count_entries(&self) -> Result<u64> {
-        let mut it = self.store.db.raw_iterator_cf(&self.cf);
+        let mut it = self.db()?.raw_iterator_cf(&self.cf);
         it.seek_to_first();
         let mut count = 0;
         while it.valid() {
@@ -643,7 +742,7 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn test_config() -> StoreConfig {
-        StoreConfig { memory: Arc::new(SlotMemory::new(16 << 20, 0.5, 4 << 20).unwrap()) }
+        StoreConfig { memory: Arc::new(SlotMemory::new(16 << 20, 0.5, 4 << 20).unwrap()), write_back_bytes: 64 << 10 }
     }
 
     #[test]
@@ -678,7 +777,8 @@ pub(crate) mod tests {
     #[test]
     fn a_store_partitions_its_index_and_filters_once_they_outgrow_a_share_of_the_cache() {
         let dir = crate::test_support::TempDir::new();
-        let config = StoreConfig { memory: Arc::new(SlotMemory::new(1 << 20, 0.5, 64 << 10).unwrap()) };
+        let config =
+            StoreConfig { memory: Arc::new(SlotMemory::new(1 << 20, 0.5, 64 << 10).unwrap()), write_back_bytes: 0 };
         {
             let store = KeyedStore::open(dir.path(), config.clone()).unwrap();
             let column = StateColumnFamily::open(&store, "big").unwrap();

@@ -412,7 +412,10 @@ impl UpsertMaterializer {
             let mut before = Vec::new();
             entries::candidate_key(&mut before, base, sequence);
             let mut below_floor = false;
-            let cursor = cursor.get_or_insert_with(|| self.candidates.cursor());
+            let cursor = match cursor {
+                Some(cursor) => cursor,
+                None => cursor.insert(self.candidates.cursor()?),
+            };
             let stored = cursor.last_before(&prefix, &before, |key| {
                 let s = entries::sequence_of_candidate_key(key)?;
                 below_floor = s <= floor;

@@ -189,11 +189,14 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_open
     _class: JClass,
     path: JString,
     memory: jlong,
+    write_back_bytes: jlong,
 ) -> jlong {
     call(&mut env, 0, |env| {
         let path: String = env.get_string(&path)?.into();
         let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
-        let config = StoreConfig { memory: Arc::clone(memory) };
+        let write_back_bytes = usize::try_from(write_back_bytes)
+            .map_err(|_| NativeError::InvalidArgument(format!("write-back size {write_back_bytes} is negative")))?;
+        let config = StoreConfig { memory: Arc::clone(memory), write_back_bytes };
         let store: StoreHandle = KeyedStore::open(&PathBuf::from(path), config)?;
         Ok(into_handle::<StoreHandle>(store))
     })

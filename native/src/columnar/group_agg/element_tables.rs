@@ -143,7 +143,7 @@ impl<'t> BatchCounts<'t> {
     pub fn entries(&self, key: u32, prefix: &[u8], now: i64) -> Result<Vec<(Element, i64)>> {
         let mut entries = Vec::new();
         if self.stored[key as usize] {
-            let mut cursor = self.table.map.cursor();
+            let mut cursor = self.table.map.cursor()?;
             let mut failed = Ok(());
             cursor.entries_with_prefix(prefix, |state_key, value| {
                 let element: Element = Some(state_key[prefix.len()..].into());
@@ -171,7 +171,7 @@ impl<'t> BatchCounts<'t> {
         for (key, _) in self.cleared.iter().enumerate().filter(|(_, cleared)| **cleared) {
             let prefix = &prefixes[key];
             let mut doomed = Vec::new();
-            self.table.map.cursor().entries_with_prefix(prefix, |state_key, _| doomed.push(state_key.to_vec()))?;
+            self.table.map.cursor()?.entries_with_prefix(prefix, |state_key, _| doomed.push(state_key.to_vec()))?;
             for state_key in doomed {
                 write.delete(&self.table.map, &state_key)?;
             }

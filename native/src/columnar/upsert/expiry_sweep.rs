@@ -36,7 +36,7 @@ impl ExpirySweep {
         ttl_millis: i64,
         now: i64,
     ) -> Result<Vec<Vec<u8>>> {
-        let mut cursor = column_family.cursor();
+        let mut cursor = column_family.cursor()?;
         let mut expired = Vec::new();
         for _ in 0..KEYS_PER_BATCH {
             let Some((key, value)) = cursor.first_from(&self.next)? else {

@@ -61,6 +61,19 @@ public final class StreamFusionOptions {
                                     + " faster in our benchmarks, at the price of more, smaller"
                                     + " files to compact. Must be at least 64 KiB.");
 
+    public static final ConfigOption<MemorySize> WRITE_BACK_SIZE =
+            ConfigOptions.key(PREFIX + "write-back.size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("4mb"))
+                    .withDescription(
+                            "Bytes of state writes each keyed backend holds back before it applies"
+                                    + " them to RocksDB as one write batch, sorted by key. A key"
+                                    + " written again meanwhile is written once; reads see held"
+                                    + " writes, and a checkpoint applies them first. The bytes are"
+                                    + " taken from the slot's block cache when a backend first"
+                                    + " writes; if the slot cannot spare them, that backend writes"
+                                    + " through. 0 writes every update through at once.");
+
     public static final ConfigOption<PriorityQueueStateType> TIMER_SERVICE_FACTORY =
             ConfigOptions.key(PREFIX + "timer-service.factory")
                     .enumType(PriorityQueueStateType.class)

@@ -35,6 +35,7 @@ public final class StreamFusionConfig implements Serializable {
     @Nullable private final MemorySize fixedMemoryPerSlot;
     private final double writeBufferRatio;
     private final MemorySize writeBufferSize;
+    private final MemorySize writeBackSize;
     private final PriorityQueueStateType timerService;
     private final int timerCacheSize;
     private final boolean cacheEnabled;
@@ -51,6 +52,7 @@ public final class StreamFusionConfig implements Serializable {
             @Nullable MemorySize fixedMemoryPerSlot,
             double writeBufferRatio,
             MemorySize writeBufferSize,
+            MemorySize writeBackSize,
             PriorityQueueStateType timerService,
             int timerCacheSize,
             boolean cacheEnabled,
@@ -62,6 +64,7 @@ public final class StreamFusionConfig implements Serializable {
         this.fixedMemoryPerSlot = fixedMemoryPerSlot;
         this.writeBufferRatio = writeBufferRatio;
         this.writeBufferSize = writeBufferSize;
+        this.writeBackSize = writeBackSize;
         this.timerService = timerService;
         this.timerCacheSize = timerCacheSize;
         this.cacheEnabled = cacheEnabled;
@@ -79,6 +82,7 @@ public final class StreamFusionConfig implements Serializable {
                 null,
                 StreamFusionOptions.WRITE_BUFFER_RATIO.defaultValue(),
                 StreamFusionOptions.WRITE_BUFFER_SIZE.defaultValue(),
+                StreamFusionOptions.WRITE_BACK_SIZE.defaultValue(),
                 StreamFusionOptions.TIMER_SERVICE_FACTORY.defaultValue(),
                 StreamFusionOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(),
                 StreamFusionOptions.CACHE_ENABLED.defaultValue(),
@@ -129,6 +133,12 @@ public final class StreamFusionConfig implements Serializable {
                         StreamFusionOptions.WRITE_BUFFER_SIZE,
                         base.writeBufferSize,
                         MIN_WRITE_BUFFER_TEXT);
+        MemorySize writeBackSize =
+                read(
+                        config,
+                        StreamFusionOptions.WRITE_BACK_SIZE,
+                        base.writeBackSize,
+                        "a memory size such as '4mb', or 0 to write every update through at once");
         PriorityQueueStateType timers =
                 read(
                         config,
@@ -164,6 +174,7 @@ public final class StreamFusionConfig implements Serializable {
                 fixed,
                 ratio,
                 writeBufferSize,
+                writeBackSize,
                 timers,
                 timerCache,
                 cacheEnabled,
@@ -305,6 +316,11 @@ public final class StreamFusionConfig implements Serializable {
         return writeBufferSize;
     }
 
+    /** Bytes of point writes each keyed backend holds back; 0 holds none. */
+    public MemorySize writeBackSize() {
+        return writeBackSize;
+    }
+
     public PriorityQueueStateType timerService() {
         return timerService;
     }
@@ -351,6 +367,8 @@ public final class StreamFusionConfig implements Serializable {
                 + writeBufferRatio
                 + ", writeBufferSize="
                 + writeBufferSize.toHumanReadableString()
+                + ", writeBackSize="
+                + writeBackSize.toHumanReadableString()
                 + ", timerService="
                 + timerService
                 + ", cache="

@@ -2,6 +2,7 @@ package io.streamfusion.bench;
 
 import io.streamfusion.api.StreamFusionOptions;
 import io.streamfusion.backend.StreamFusionStateBackend;
+import io.streamfusion.bench.sql.BenchSetup;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -53,8 +54,14 @@ public final class BackendUnderTest implements AutoCloseable {
         this.workDirectory = workDirectory;
     }
 
-    public static BackendUnderTest create(String kind) throws Exception {
-        return create(kind, new Configuration());
+    /**
+     * A backend named as a {@link BenchSetup}: a kind, optionally followed by options in brackets,
+     * such as {@code streamfusion[state.backend.streamfusion.write-back.size=0]}, so that one JMH
+     * run compares variants of a backend.
+     */
+    public static BackendUnderTest create(String setup) throws Exception {
+        BenchSetup parsed = BenchSetup.parse(setup);
+        return create(parsed.backend(), Configuration.fromMap(parsed.options()));
     }
 
     /** A backend of {@code kind} whose configuration also carries {@code options}. */

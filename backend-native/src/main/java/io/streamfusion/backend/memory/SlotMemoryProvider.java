@@ -54,7 +54,8 @@ public final class SlotMemoryProvider {
                             NativeSlotMemory.allocate(
                                     size - cacheBytes,
                                     config.writeBufferRatio(),
-                                    config.writeBufferSize().getBytes());
+                                    config.writeBufferSize().getBytes(),
+                                    config.writeBackSize().getBytes());
                     // A cache of the default size borrows what the block cache leaves idle; a
                     // size the user set is kept.
                     DecodedValueCache cache =

@@ -31,7 +31,7 @@ final class NativeMethods {
 
     static native long lendToValueCache(long memory, long bytes);
 
-    static native long openStore(String path, long memory);
+    static native long openStore(String path, long memory, long writeBackBytes);
 
     static native void closeStore(long store);
 

@@ -7,27 +7,36 @@ package io.streamfusion.backend.nativelib;
 public final class NativeSlotMemory extends NativeHandle {
 
     private final long totalBytes;
+    private final long writeBackBytes;
 
-    private NativeSlotMemory(long handle, long totalBytes) {
+    private NativeSlotMemory(long handle, long totalBytes, long writeBackBytes) {
         super(handle, "StreamFusion slot memory of " + totalBytes + " bytes");
         this.totalBytes = totalBytes;
+        this.writeBackBytes = writeBackBytes;
     }
 
     /**
      * Creates the cache and write-buffer manager for a budget of {@code totalBytes}, of which
      * memtables may use the share {@code writeBufferRatio}, each memtable holding up to {@code
-     * writeBufferSize} bytes.
+     * writeBufferSize} bytes. Each store opened with it holds back up to {@code writeBackBytes} of
+     * point writes, taken from the block cache's share (0 holds none).
      */
     public static NativeSlotMemory allocate(
-            long totalBytes, double writeBufferRatio, long writeBufferSize) {
+            long totalBytes, double writeBufferRatio, long writeBufferSize, long writeBackBytes) {
         NativeLibrary.ensureLoaded();
         return new NativeSlotMemory(
                 NativeMethods.openSlotMemory(totalBytes, writeBufferRatio, writeBufferSize),
-                totalBytes);
+                totalBytes,
+                writeBackBytes);
     }
 
     public long totalBytes() {
         return totalBytes;
+    }
+
+    /** Bytes of point writes each store of this slot holds back before applying them. */
+    public long writeBackBytes() {
+        return writeBackBytes;
     }
 
     /** Bytes held by the block cache, including memtable memory charged to it. */

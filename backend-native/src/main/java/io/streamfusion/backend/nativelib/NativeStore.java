@@ -17,10 +17,13 @@ public final class NativeStore extends NativeHandle {
     /**
      * Opens, creating if needed, the RocksDB instance in {@code directory}, using the slot's shared
      * block cache and write-buffer budget. The store keeps that memory alive natively, so {@code
-     * memory} may be closed before the store.
+     * memory} may be closed before the store. Point writes are held back up to the slot's {@link
+     * NativeSlotMemory#writeBackBytes() write-back size}, invisibly to every read of the store.
      */
     public static NativeStore open(File directory, NativeSlotMemory memory) {
-        long handle = NativeMethods.openStore(directory.getAbsolutePath(), memory.handle());
+        long handle =
+                NativeMethods.openStore(
+                        directory.getAbsolutePath(), memory.handle(), memory.writeBackBytes());
         return new NativeStore(handle, directory);
     }
 

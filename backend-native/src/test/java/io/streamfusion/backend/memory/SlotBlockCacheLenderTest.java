@@ -13,7 +13,7 @@ class SlotBlockCacheLenderTest {
 
     @Test
     void lendsIdleBlockCacheWithinHalfOfItAndNothingOnceClosed() {
-        NativeSlotMemory memory = NativeSlotMemory.allocate(96 * MIB, 0.5, 4 * MIB);
+        NativeSlotMemory memory = NativeSlotMemory.allocate(96 * MIB, 0.5, 4 * MIB, 0);
         SlotBlockCacheLender lender = new SlotBlockCacheLender(memory);
         // Flink's split: the cache 80 MiB, of which memtables may take 32 MiB.
         long capacity = memory.usageIfOpen().cacheCapacity();

@@ -25,7 +25,7 @@ class NativeHandlesTest {
 
     @BeforeEach
     void allocateSlotMemory() {
-        memory = NativeSlotMemory.allocate(16 << 20, 0.5, 4 << 20);
+        memory = NativeSlotMemory.allocate(16 << 20, 0.5, 4 << 20, 64 << 10);
     }
 
     @AfterEach
@@ -143,12 +143,12 @@ class NativeHandlesTest {
         IllegalArgumentException e =
                 assertThrows(
                         IllegalArgumentException.class,
-                        () -> NativeSlotMemory.allocate(0, 0.5, 4 << 20));
+                        () -> NativeSlotMemory.allocate(0, 0.5, 4 << 20, 0));
         assertTrue(e.getMessage().contains("memory budget"), e.getMessage());
         e =
                 assertThrows(
                         IllegalArgumentException.class,
-                        () -> NativeSlotMemory.allocate(1 << 20, 1.5, 4 << 20));
+                        () -> NativeSlotMemory.allocate(1 << 20, 1.5, 4 << 20, 0));
         assertTrue(e.getMessage().contains("write buffer ratio"), e.getMessage());
         try (NativeStore store = NativeStore.open(dir, memory)) {
             assertThrows(IllegalArgumentException.class, () -> store.openColumnFamily("default"));

@@ -30,7 +30,7 @@ class NativePriorityQueueTest extends InternalPriorityQueueTestBase {
 
     @Override
     protected InternalPriorityQueue<TestElement> newPriorityQueue(int initialCapacity) {
-        NativeSlotMemory memory = NativeSlotMemory.allocate(8 << 20, 0.5, 4 << 20);
+        NativeSlotMemory memory = NativeSlotMemory.allocate(8 << 20, 0.5, 4 << 20, 64 << 10);
         resources.push(memory);
         NativeStore store = NativeStore.open(new File(dir, "store-" + resources.size()), memory);
         resources.push(store);

@@ -10,7 +10,7 @@ import java.util.Map;
  * run alternate a setup with and without an option (a cache switched off, another write-buffer
  * size), which is the only comparison this machine's changing speed allows.
  */
-record BenchSetup(String backend, Map<String, String> options) {
+public record BenchSetup(String backend, Map<String, String> options) {
 
     /**
      * The setup that runs StreamFusion's columnar operators: the StreamFusion backend, {@code
@@ -19,7 +19,7 @@ record BenchSetup(String backend, Map<String, String> options) {
      */
     static final String OPERATORS = "streamfusion-operators";
 
-    static BenchSetup parse(String name) {
+    public static BenchSetup parse(String name) {
         int open = name.indexOf('[');
         if (open < 0) {
             return new BenchSetup(name, Map.of());

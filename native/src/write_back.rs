@@ -1,0 +1,366 @@
+//! Point writes of one store held back, coalesced by key, and applied as one sorted write batch.
+//!
+//! A per-record Flink operator writes its value state once per record, and each single `Put`
+//! pays RocksDB's write path and a skiplist search from the top of a memtable that random keys
+//! keep out of the CPU cache. Held here, a key written again before the next flush costs one
+//! hash-map update; a flush sorts each column family's keys, so the memtable inserts them in order
+//! and each insert starts its search where the previous one ended.
+//!
+//! The buffer is invisible to readers: a point read looks here first, and the store applies the
+//! buffer before anything else reads or writes RocksDB (see `KeyedStore::db`). Like a memtable
+//! without a write-ahead log, what the buffer holds is lost only with the store itself; a
+//! checkpoint applies it first.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// What one entry costs beyond its key and value bytes: the hash table slot and two vector
+/// headers, with the allocator's rounding.
+const ENTRY_OVERHEAD_BYTES: usize = 64;
+
+/// What one held entry counts towards the buffer's limit.
+fn entry_bytes(key: &[u8], value: Option<&[u8]>) -> usize {
+    key.len() + value.map_or(0, <[u8]>::len) + ENTRY_OVERHEAD_BYTES
+}
+
+/// The pending writes of one column family, by key; `None` is a delete.
+#[derive(Default)]
+struct ColumnWrites {
+    name: String,
+    entries: HashMap<Vec<u8>, Option<Vec<u8>>>,
+}
+
+#[derive(Default)]
+struct Pending {
+    columns: Vec<ColumnWrites>,
+    bytes: usize,
+}
+
+/// The write-back buffer of one store. Column families are named by a slot number that
+/// [`WriteBack::column_slot`] hands out once per name.
+pub struct WriteBack {
+    pending: Mutex<Pending>,
+    /// Entries held now; read without the lock, so that a read finds an empty buffer for free.
+    entries: AtomicUsize,
+    limit_bytes: usize,
+}
+
+/// A buffered write: the value, or `None` for a delete.
+pub type BufferedValue = Option<Vec<u8>>;
+
+/// The writes a flush takes out of the buffer: for each column family with pending writes, its
+/// name and its entries in key order.
+pub type DrainedWrites = Vec<(String, Vec<(Vec<u8>, BufferedValue)>)>;
+
+impl WriteBack {
+    /// A buffer that asks to be flushed once it holds `limit_bytes`; 0 holds nothing back.
+    pub fn new(limit_bytes: usize) -> WriteBack {
+        WriteBack { pending: Mutex::new(Pending::default()), entries: AtomicUsize::new(0), limit_bytes }
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.limit_bytes > 0
+    }
+
+    /// The bytes after which the buffer asks to be flushed.
+    pub fn limit_bytes(&self) -> usize {
+        self.limit_bytes
+    }
+
+    /// The slot of the column family `name`, the same for every call with that name.
+    pub fn column_slot(&self, name: &str) -> usize {
+        let mut pending = self.lock();
+        if let Some(slot) = pending.columns.iter().position(|column| column.name == name) {
+            return slot;
+        }
+        pending.columns.push(ColumnWrites { name: name.to_owned(), entries: HashMap::new() });
+        pending.columns.len() - 1
+    }
+
+    /// Holds a put (`Some`) or delete (`None`) of `key` in the column family `slot`, replacing an
+    /// earlier one of the same key. Returns whether the buffer is full and should be flushed.
+    pub fn write(&self, slot: usize, key: &[u8], value: Option<&[u8]>) -> bool {
+        let mut pending = self.lock();
+        let Pending { columns, bytes } = &mut *pending;
+        let entries = &mut columns[slot].entries;
+        let added = value.map_or(0, <[u8]>::len);
+        match entries.get_mut(key) {
+            Some(held) => {
+                let removed = held.as_ref().map_or(0, Vec::len);
+                match (held.as_mut(), value) {
+                    (Some(buffer), Some(value)) => {
+                        buffer.clear();
+                        buffer.extend_from_slice(value);
+                    }
+                    (_, value) => *held = value.map(<[u8]>::to_vec),
+                }
+                *bytes = (*bytes + added) - removed;
+            }
+            None => {
+                entries.insert(key.to_vec(), value.map(<[u8]>::to_vec));
+                *bytes += entry_bytes(key, value);
+                self.entries.fetch_add(1, Ordering::Release);
+            }
+        }
+        *bytes >= self.limit_bytes
+    }
+
+    /// The buffered write of `key` in the column family `slot`: `Some(Some(value))` for a put,
+    /// `Some(None)` for a delete, `None` if the key has no pending write.
+    pub fn read(&self, slot: usize, key: &[u8]) -> Option<BufferedValue> {
+        if self.is_empty() {
+            return None;
+        }
+        self.lock().columns[slot].entries.get(key).cloned()
+    }
+
+    /// Whether the column family `slot` has a pending write of `key`.
+    pub fn holds(&self, slot: usize, key: &[u8]) -> bool {
+        !self.is_empty() && self.lock().columns[slot].entries.contains_key(key)
+    }
+
+    /// Whether the column family `slot` has pending writes.
+    pub fn holds_any(&self, slot: usize) -> bool {
+        !self.is_empty() && !self.lock().columns[slot].entries.is_empty()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.load(Ordering::Acquire) == 0
+    }
+
+    /// Runs `apply` over the pending writes of the column family `only`, or of all of them,
+    /// sorted by key within each column family, and takes them out of the buffer if it succeeds.
+    /// The lock is held throughout, so no other thread reads a key between its leaving the buffer
+    /// and its reaching RocksDB, and no write overtakes it. If `apply` fails the writes stay
+    /// pending. Returns the writes applied.
+    pub fn flush<E>(
+        &self,
+        only: Option<usize>,
+        apply: impl FnOnce(&DrainedWrites) -> Result<(), E>,
+    ) -> Result<usize, E> {
+        if self.is_empty() {
+            return Ok(0);
+        }
+        let mut pending = self.lock();
+        let mut drained = Vec::new();
+        let mut count = 0;
+        let mut bytes = 0;
+        for (slot, column) in pending.columns.iter_mut().enumerate() {
+            if column.entries.is_empty() || only.is_some_and(|only| only != slot) {
+                continue;
+            }
+            let mut entries: Vec<_> = column.entries.drain().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            count += entries.len();
+            bytes += entries.iter().map(|(key, value)| entry_bytes(key, value.as_deref())).sum::<usize>();
+            drained.push((column.name.clone(), entries));
+        }
+        if count == 0 {
+            return Ok(0);
+        }
+        if let Err(error) = apply(&drained) {
+            for (name, entries) in drained {
+                if let Some(column) = pending.columns.iter_mut().find(|column| column.name == name) {
+                    column.entries.extend(entries);
+                }
+            }
+            return Err(error);
+        }
+        pending.bytes -= bytes;
+        self.entries.fetch_sub(count, Ordering::Release);
+        Ok(count)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drained(buffer: &WriteBack) -> DrainedWrites {
+        let mut out = Vec::new();
+        buffer
+            .flush(None, |writes| {
+                out = writes.clone();
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_later_write_of_a_key_replaces_the_earlier_one() {
+        let buffer = WriteBack::new(1 << 20);
+        let slot = buffer.column_slot("value");
+        buffer.write(slot, b"k", Some(b"first"));
+        buffer.write(slot, b"k", Some(b"second, longer"));
+        assert_eq!(buffer.read(slot, b"k"), Some(Some(b"second, longer".to_vec())));
+        buffer.write(slot, b"k", None);
+        assert_eq!(buffer.read(slot, b"k"), Some(None));
+        buffer.write(slot, b"k", Some(b"third"));
+        assert_eq!(buffer.read(slot, b"k"), Some(Some(b"third".to_vec())));
+        assert_eq!(buffer.read(slot, b"other"), None);
+    }
+
+    #[test]
+    fn a_flush_hands_over_each_column_family_in_key_order_and_empties_the_buffer() {
+        let buffer = WriteBack::new(1 << 20);
+        let a = buffer.column_slot("a");
+        let b = buffer.column_slot("b");
+        assert_eq!(buffer.column_slot("a"), a);
+        for key in [b"3", b"1", b"2"] {
+            buffer.write(a, key, Some(key));
+        }
+        buffer.write(b, b"x", None);
+        let writes = drained(&buffer);
+        assert_eq!(writes.len(), 2);
+        assert_eq!(writes[0].0, "a");
+        let keys: Vec<&[u8]> = writes[0].1.iter().map(|(key, _)| key.as_slice()).collect();
+        assert_eq!(keys, vec![b"1", b"2", b"3"]);
+        assert_eq!(writes[1], ("b".to_owned(), vec![(b"x".to_vec(), None)]));
+        assert!(buffer.is_empty());
+        assert_eq!(buffer.read(a, b"1"), None);
+        assert!(drained(&buffer).is_empty());
+    }
+
+    #[test]
+    fn a_flush_of_one_column_family_leaves_the_others_pending() {
+        let buffer = WriteBack::new(1 << 20);
+        let a = buffer.column_slot("a");
+        let b = buffer.column_slot("b");
+        buffer.write(a, b"1", Some(b"x"));
+        buffer.write(b, b"2", Some(b"y"));
+        let mut names = Vec::new();
+        let applied = buffer
+            .flush(Some(a), |writes| {
+                names = writes.iter().map(|(name, _)| name.clone()).collect();
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!((applied, names), (1, vec!["a".to_owned()]));
+        assert!(!buffer.holds_any(a));
+        assert!(buffer.holds(b, b"2"));
+        assert_eq!(buffer.flush(Some(a), |_| Err("not called")), Ok(0));
+        assert_eq!(drained(&buffer).len(), 1);
+        assert!(buffer.is_empty());
+    }
+
+    #[test]
+    fn a_failed_flush_keeps_the_writes() {
+        let buffer = WriteBack::new(1 << 20);
+        let slot = buffer.column_slot("value");
+        buffer.write(slot, b"k", Some(b"v"));
+        assert_eq!(buffer.flush(None, |_| Err("disk full")), Err("disk full"));
+        assert!(!buffer.is_empty());
+        assert!(buffer.holds(slot, b"k"));
+    }
+
+    #[test]
+    fn reports_full_once_the_entries_reach_the_limit() {
+        let buffer = WriteBack::new(3 * (ENTRY_OVERHEAD_BYTES + 2));
+        let slot = buffer.column_slot("value");
+        assert!(!buffer.write(slot, b"a", Some(b"1")));
+        assert!(!buffer.write(slot, b"b", Some(b"2")));
+        assert!(!buffer.write(slot, b"b", Some(b"3")), "a rewrite of a held key adds no entry");
+        assert!(buffer.write(slot, b"c", Some(b"4")));
+        assert!(buffer.holds_any(slot));
+    }
+}
+
+/// The buffer as a store uses it: invisible to every read and write of the store.
+#[cfg(test)]
+mod store_tests {
+    use std::sync::Arc;
+
+    use crate::memory::SlotMemory;
+    use crate::store::{KeyedStore, StateColumnFamily, StoreConfig};
+    use crate::test_support::TempDir;
+
+    fn open(dir: &TempDir, write_back_bytes: usize) -> Arc<KeyedStore> {
+        let memory = Arc::new(SlotMemory::new(16 << 20, 0.5, 4 << 20).unwrap());
+        KeyedStore::open(dir.path(), StoreConfig { memory, write_back_bytes }).unwrap()
+    }
+
+    fn in_memtable(column: &StateColumnFamily) -> u64 {
+        column.int_property("rocksdb.num-entries-active-mem-table").unwrap().unwrap()
+    }
+
+    #[test]
+    fn held_writes_are_read_back_and_applied_before_a_scan_sees_the_column() {
+        let dir = TempDir::new();
+        let store = open(&dir, 1 << 20);
+        let column = StateColumnFamily::open(&store, "values").unwrap();
+        column.put(b"\x00b", b"2").unwrap();
+        column.put(b"\x00a", b"1").unwrap();
+        column.put(b"\x00a", b"3").unwrap();
+        assert_eq!(in_memtable(&column), 0, "the writes are held");
+        assert_eq!(&*column.get(b"\x00a").unwrap().unwrap(), b"3");
+        let from_another_thread = std::thread::scope(|s| {
+            s.spawn(|| column.get(b"\x00b").unwrap().map(|value| value.to_vec())).join().unwrap()
+        });
+        assert_eq!(from_another_thread.as_deref(), Some(&b"2"[..]));
+        let scanned = column.scan_prefix(b"\x00", None, 1 << 20).unwrap();
+        let entries: Vec<_> = crate::batch::decode(&scanned).map(|entry| entry.unwrap().key.to_vec()).collect();
+        assert_eq!(entries, vec![b"\x00a".to_vec(), b"\x00b".to_vec()]);
+        assert_eq!(in_memtable(&column), 2, "one write per key, applied by the scan");
+    }
+
+    #[test]
+    fn a_held_delete_hides_the_stored_value_until_it_is_applied() {
+        let dir = TempDir::new();
+        let store = open(&dir, 1 << 20);
+        let column = StateColumnFamily::open(&store, "values").unwrap();
+        column.put(b"k", b"v").unwrap();
+        store.flush().unwrap();
+        column.delete(b"k").unwrap();
+        assert!(column.get(b"k").unwrap().is_none());
+        assert_eq!(column.count_entries().unwrap(), 0);
+    }
+
+    #[test]
+    fn writes_that_bypass_the_buffer_come_after_the_held_ones() {
+        let dir = TempDir::new();
+        let store = open(&dir, 1 << 20);
+        let values = StateColumnFamily::open(&store, "values").unwrap();
+        let lists = StateColumnFamily::open(&store, "lists").unwrap();
+        values.put(b"k", b"held").unwrap();
+        values.put_all([(&b"k"[..], &b"direct"[..])]).unwrap();
+        assert_eq!(&*values.get(b"k").unwrap().unwrap(), b"direct");
+        lists.put(b"k", b"a").unwrap();
+        lists.merge(b"k", b"b").unwrap();
+        assert_eq!(&*lists.get(b"k").unwrap().unwrap(), b"a,b");
+    }
+
+    #[test]
+    fn a_full_buffer_is_applied_and_the_store_keeps_every_value() {
+        let dir = TempDir::new();
+        let store = open(&dir, 4 << 10);
+        let column = StateColumnFamily::open(&store, "values").unwrap();
+        for i in 0..1_000u32 {
+            column.put(&i.to_be_bytes(), &i.to_le_bytes()).unwrap();
+        }
+        assert!(in_memtable(&column) > 900, "full buffers went to the memtable");
+        for i in 0..1_000u32 {
+            assert_eq!(&*column.get(&i.to_be_bytes()).unwrap().unwrap(), &i.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn a_store_whose_slot_cannot_spare_the_buffer_writes_through() {
+        let dir = TempDir::new();
+        // More than half of the block cache, all that reservations may take.
+        let store = open(&dir, 12 << 20);
+        let column = StateColumnFamily::open(&store, "values").unwrap();
+        column.put(b"k", b"v").unwrap();
+        assert_eq!(in_memtable(&column), 1);
+        assert_eq!(store.memory().reserved_bytes(), 0);
+        let other = TempDir::new();
+        let buffered = open(&other, 1 << 20);
+        StateColumnFamily::open(&buffered, "values").unwrap().put(b"k", b"v").unwrap();
+        assert_eq!(buffered.memory().reserved_bytes(), 1 << 20, "reserved at the first write");
+    }
+}
