@@ -35,7 +35,9 @@ class StreamFusionConfigTest {
         flink.setString(StreamFusionOptions.FIXED_MEMORY_PER_SLOT.key(), "128mb");
         flink.setString(StreamFusionOptions.WRITE_BUFFER_RATIO.key(), "0.25");
         flink.setString(StreamFusionOptions.LOCAL_DIRECTORIES.key(), "/data/a;/data/b");
+        flink.setString(StreamFusionOptions.WRITE_BACK_SIZE.key(), "0");
         StreamFusionConfig config = StreamFusionConfig.from(flink, StreamFusionConfig.defaults());
+        assertEquals(MemorySize.ZERO, config.writeBackSize());
         assertEquals(MemorySize.parse("128mb"), config.fixedMemoryPerSlot());
         assertEquals(0.25, config.writeBufferRatio());
         assertEquals(
@@ -55,6 +57,20 @@ class StreamFusionConfigTest {
                 e.getMessage().contains("'state.backend.streamfusion.memory.fixed-per-slot'"),
                 e.getMessage());
         assertTrue(e.getMessage().contains("at least 1mb"), e.getMessage());
+    }
+
+    @Test
+    void unparsableWriteBackSizeNamesTheOptionAndHowToSwitchItOff() {
+        Configuration flink = new Configuration();
+        flink.setString(StreamFusionOptions.WRITE_BACK_SIZE.key(), "some");
+        IllegalConfigurationException e =
+                assertThrows(
+                        IllegalConfigurationException.class,
+                        () -> StreamFusionConfig.from(flink, StreamFusionConfig.defaults()));
+        assertTrue(
+                e.getMessage().contains("'state.backend.streamfusion.write-back.size'"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("or 0 to write every update through"), e.getMessage());
     }
 
     @Test
