@@ -31,7 +31,9 @@ const PARTITION_BYTES: usize = 4096;
 /// The index and filter layout of newly written SST files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexLayout {
-    /// One index and one filter block per file; those of level-0 files pinned in the cache.
+    /// One index and one filter block per file, each pinned in the cache while its file is open,
+    /// so a lookup finds them without a cache lookup of its own. They are a quarter of the cache
+    /// at most: beyond that the store partitions.
     Full,
     /// Partitioned index and filters under a pinned top level; level-0 partitions pinned too.
     Partitioned,
@@ -41,7 +43,7 @@ impl IndexLayout {
     /// Sets this layout on a table configuration that caches index and filter blocks.
     pub fn apply(self, table: &mut BlockBasedOptions) {
         match self {
-            IndexLayout::Full => table.set_pin_l0_filter_and_index_blocks_in_cache(true),
+            IndexLayout::Full => table.set_unpartitioned_pinning_tier(BlockBasedTablePinningTier::All),
             IndexLayout::Partitioned => {
                 table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
                 table.set_partition_filters(true);
@@ -53,6 +55,19 @@ impl IndexLayout {
     }
 }
 
+/// Sets up the files a store finds when it opens (restored or rescaled state), before it has
+/// checked its layout: full blocks with only level-0 ones pinned. RocksDB opens every file at once
+/// and pins what the options say, so pinning all of them could pin state far larger than the
+/// budget; [`FULL_PINNING_CHANGE`] pins the files written later once the store stays
+/// [`IndexLayout::Full`].
+pub fn apply_to_files_found_at_open(table: &mut BlockBasedOptions) {
+    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+}
+
+/// [`IndexLayout::Full`]'s pinning for a live column family opened with
+/// [`apply_to_files_found_at_open`], as a `SetOptions` value of `block_based_table_factory`.
+pub const FULL_PINNING_CHANGE: &str = "{metadata_cache_options={unpartitioned_pinning=kAll}}";
+
 /// [`IndexLayout::Partitioned`] for a live column family, as a `SetOptions` value of
 /// `block_based_table_factory`; it applies to files written from then on. The switch is one-way,
 /// so no value leads back to [`IndexLayout::Full`].
@@ -60,7 +75,8 @@ pub fn partitioned_table_factory_change() -> String {
     format!(
         "{{index_type=kTwoLevelIndexSearch;partition_filters=true;metadata_block_size={PARTITION_BYTES};\
          pin_l0_filter_and_index_blocks_in_cache=false;\
-         metadata_cache_options={{top_level_index_pinning=kAll;partition_pinning=kFlushedAndSimilar}}}}"
+         metadata_cache_options={{top_level_index_pinning=kAll;partition_pinning=kFlushedAndSimilar;\
+         unpartitioned_pinning=kNone}}}}"
     )
 }
 

@@ -54,7 +54,7 @@ pub fn delete_ranges(store: &KeyedStore, ranges: &[KeyRange]) -> Result<()> {
 /// The source is opened read-only with the store's column options, so its unmerged list
 /// appends are merged by the same operator while they are read.
 pub fn copy_range_from(store: &KeyedStore, source: &Path, range: &KeyRange) -> Result<u64> {
-    let options = store.column_options().clone();
+    let options = store.opening_column_options().clone();
     let names: Vec<String> =
         Db::list_cf(&options, source)?.into_iter().filter(|name| name != rocksdb::DEFAULT_COLUMN_FAMILY_NAME).collect();
     let source_db = Db::open_cf_with_opts_for_read_only(
