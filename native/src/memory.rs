@@ -174,6 +174,20 @@ impl SlotMemory {
         (self.reserve(batches), 0)
     }
 
+    /// Reserves `bytes` if the slot can spare them, else half of what reservations may still take
+    /// (so the slot's other users find room too) if that is at least `min`, else nothing.
+    pub fn reserve_up_to(self: &Arc<Self>, bytes: usize, min: usize) -> Option<MemoryReservation> {
+        if let Some(reservation) = self.reserve(bytes) {
+            return Some(reservation);
+        }
+        let smaller = bytes.min(self.reservable_bytes() / 2);
+        if smaller >= min {
+            self.reserve(smaller)
+        } else {
+            None
+        }
+    }
+
     /// Bytes that reservations may still take (a loan gives way to them).
     fn reservable_bytes(&self) -> usize {
         self.holdable_bytes().saturating_sub(self.held().reserved)

@@ -22,6 +22,9 @@ use crate::write_back::WriteBack;
 
 pub type Db = DBWithThreadMode<MultiThreaded>;
 
+/// The smallest write-back buffer worth holding: below it, a store writes through.
+const MIN_WRITE_BACK_BYTES: usize = 256 << 10;
+
 /// What a store is opened with: the memory of its slot, shared with the slot's other stores, and
 /// the size of its [write-back buffer](crate::write_back) (0 writes every put through at once).
 #[derive(Clone)]
@@ -135,10 +138,18 @@ impl KeyedStore {
         Ok(&self.db)
     }
 
-    /// Whether point writes are held back: the buffer is enabled and its memory reserved.
+    /// Whether point writes are held back: the buffer is enabled and its memory reserved, all of
+    /// it or what the slot could spare down to [`MIN_WRITE_BACK_BYTES`].
     fn buffers_writes(&self) -> bool {
         self.write_back.is_enabled()
-            && self.write_back_budget.get_or_init(|| self.memory.reserve(self.write_back.limit_bytes())).is_some()
+            && self
+                .write_back_budget
+                .get_or_init(|| {
+                    let reservation = self.memory.reserve_up_to(self.write_back.limit_bytes(), MIN_WRITE_BACK_BYTES)?;
+                    self.write_back.shrink_limit(reservation.bytes());
+                    Some(reservation)
+                })
+                .is_some()
     }
 
     /// Applies the write-back buffer as one write batch, each column family's keys in order.

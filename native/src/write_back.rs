@@ -43,7 +43,8 @@ pub struct WriteBack {
     pending: Mutex<Pending>,
     /// Entries held now; read without the lock, so that a read finds an empty buffer for free.
     entries: AtomicUsize,
-    limit_bytes: usize,
+    /// The configured size until [`WriteBack::shrink_limit`] sets what the slot could spare.
+    limit_bytes: AtomicUsize,
 }
 
 /// A buffered write: the value, or `None` for a delete.
@@ -56,16 +57,25 @@ pub type DrainedWrites = Vec<(String, Vec<(Vec<u8>, BufferedValue)>)>;
 impl WriteBack {
     /// A buffer that asks to be flushed once it holds `limit_bytes`; 0 holds nothing back.
     pub fn new(limit_bytes: usize) -> WriteBack {
-        WriteBack { pending: Mutex::new(Pending::default()), entries: AtomicUsize::new(0), limit_bytes }
+        WriteBack {
+            pending: Mutex::new(Pending::default()),
+            entries: AtomicUsize::new(0),
+            limit_bytes: AtomicUsize::new(limit_bytes),
+        }
     }
 
     pub fn is_enabled(&self) -> bool {
-        self.limit_bytes > 0
+        self.limit_bytes() > 0
     }
 
     /// The bytes after which the buffer asks to be flushed.
     pub fn limit_bytes(&self) -> usize {
-        self.limit_bytes
+        self.limit_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Lowers the limit to `bytes`, what the memory budget granted; the next write past it flushes.
+    pub fn shrink_limit(&self, bytes: usize) {
+        self.limit_bytes.fetch_min(bytes, Ordering::Relaxed);
     }
 
     /// The slot of the column family `name`, the same for every call with that name.
@@ -103,7 +113,7 @@ impl WriteBack {
                 self.entries.fetch_add(1, Ordering::Release);
             }
         }
-        *bytes >= self.limit_bytes
+        *bytes >= self.limit_bytes()
     }
 
     /// The buffered write of `key` in the column family `slot`: `Some(Some(value))` for a put,
@@ -350,17 +360,30 @@ mod store_tests {
     }
 
     #[test]
-    fn a_store_whose_slot_cannot_spare_the_buffer_writes_through() {
-        let dir = TempDir::new();
-        // More than half of the block cache, all that reservations may take.
-        let store = open(&dir, 12 << 20);
-        let column = StateColumnFamily::open(&store, "values").unwrap();
-        column.put(b"k", b"v").unwrap();
-        assert_eq!(in_memtable(&column), 1);
-        assert_eq!(store.memory().reserved_bytes(), 0);
-        let other = TempDir::new();
-        let buffered = open(&other, 1 << 20);
-        StateColumnFamily::open(&buffered, "values").unwrap().put(b"k", b"v").unwrap();
-        assert_eq!(buffered.memory().reserved_bytes(), 1 << 20, "reserved at the first write");
+    fn a_store_takes_what_its_slot_can_spare_of_the_buffer_or_writes_through() {
+        let memory = Arc::new(SlotMemory::new(16 << 20, 0.5, 4 << 20).unwrap());
+        let open = |dir: &TempDir| {
+            KeyedStore::open(dir.path(), StoreConfig { memory: Arc::clone(&memory), write_back_bytes: 1 << 20 })
+                .unwrap()
+        };
+        let dirs = [TempDir::new(), TempDir::new(), TempDir::new()];
+        let first = open(&dirs[0]);
+        assert_eq!(memory.reserved_bytes(), 0, "nothing reserved before the first write");
+        StateColumnFamily::open(&first, "values").unwrap().put(b"k", b"v").unwrap();
+        assert_eq!(memory.reserved_bytes(), 1 << 20, "reserved at the first write");
+        // An operator takes all but 600 KiB of what reservations may hold: the next store gets
+        // half of that, the one after it less than the minimum and writes through.
+        let holdable = crate::memory::split(16 << 20, 0.5).0 / 2;
+        let operator = memory.reserve(holdable - memory.reserved_bytes() - (600 << 10)).unwrap();
+        let second = open(&dirs[1]);
+        let values = StateColumnFamily::open(&second, "values").unwrap();
+        values.put(b"k", b"v").unwrap();
+        assert_eq!(in_memtable(&values), 0, "held in a smaller buffer");
+        assert_eq!(memory.reserved_bytes(), holdable - (300 << 10));
+        let third = open(&dirs[2]);
+        let through = StateColumnFamily::open(&third, "values").unwrap();
+        through.put(b"k", b"v").unwrap();
+        assert_eq!(in_memtable(&through), 1, "written through");
+        drop(operator);
     }
 }
