@@ -18,7 +18,7 @@ use crate::error::{NativeError, Result};
 use crate::index_layout::{self, IndexLayout, LayoutWatch};
 use crate::memory::{MemoryReservation, SlotMemory};
 use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
-use crate::write_back::WriteBack;
+use crate::write_back::{HeldWrite, WriteBack};
 
 pub type Db = DBWithThreadMode<MultiThreaded>;
 
@@ -165,10 +165,11 @@ impl KeyedStore {
                 let cf = self.db.cf_handle(name).ok_or_else(|| {
                     NativeError::Internal(format!("column family '{name}' vanished with buffered writes"))
                 })?;
-                for (key, value) in entries {
-                    match value {
-                        Some(value) => batch.put_cf(&cf, key, value),
-                        None => batch.delete_cf(&cf, key),
+                for (key, held) in entries {
+                    match held {
+                        HeldWrite::Put(value) => batch.put_cf(&cf, key, value),
+                        HeldWrite::Delete => batch.delete_cf(&cf, key),
+                        HeldWrite::Merge(operands) => batch.merge_cf(&cf, key, operands),
                     }
                 }
             }
@@ -369,19 +370,23 @@ pub const LIST_DELIMITER: u8 = b',';
 fn list_append_merge(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
     let capacity = existing.map_or(0, <[u8]>::len) + operands.iter().map(|op| op.len() + 1).sum::<usize>();
     let mut out = Vec::with_capacity(capacity);
-    let mut first = true;
-    if let Some(existing) = existing {
-        out.extend_from_slice(existing);
-        first = false;
+    let mut operands = operands.iter();
+    match existing.or_else(|| operands.next()) {
+        Some(first) => out.extend_from_slice(first),
+        None => return Some(out),
     }
     for operand in operands {
-        if !first {
-            out.push(LIST_DELIMITER);
-        }
-        out.extend_from_slice(operand);
-        first = false;
+        append_list_operand(&mut out, operand);
     }
     Some(out)
+}
+
+/// Appends one merge operand to a list value (or to earlier operands): the operator is
+/// concatenation with the delimiter, which is associative, so the write-back buffer may combine
+/// operands before RocksDB sees them.
+fn append_list_operand(value: &mut Vec<u8>, operand: &[u8]) {
+    value.push(LIST_DELIMITER);
+    value.extend_from_slice(operand);
 }
 
 /// The smallest key greater than every key starting with `prefix`, if there is one.
@@ -565,12 +570,32 @@ impl StateColumnFamily {
         }
     }
 
-    /// The value of `key`: its buffered write if it has one, else what RocksDB holds.
+    /// The value of `key`: its held write if it has one (with held merge operands applied to
+    /// what RocksDB holds), else what RocksDB holds.
     pub fn get(&self, key: &[u8]) -> Result<Option<StoredValue<'_>>> {
-        if let Some(buffered) = self.store.write_back.read(self.write_slot, key) {
-            return Ok(buffered.map(StoredValue::Buffered));
+        let store = &self.store;
+        let held = store.write_back.read(self.write_slot, key, |held| -> Result<Option<Option<Vec<u8>>>> {
+            match held {
+                None => Ok(None),
+                Some(HeldWrite::Put(value)) => Ok(Some(Some(value.clone()))),
+                Some(HeldWrite::Delete) => Ok(Some(None)),
+                Some(HeldWrite::Merge(operands)) => {
+                    let stored = store.db.get_pinned_cf_opt(&self.cf, key, &store.options.read)?;
+                    Ok(Some(Some(match stored {
+                        Some(stored) => {
+                            let mut value = stored.to_vec();
+                            append_list_operand(&mut value, operands);
+                            value
+                        }
+                        None => operands.clone(),
+                    })))
+                }
+            }
+        })?;
+        if let Some(held) = held {
+            return Ok(held.map(StoredValue::Buffered));
         }
-        let pinned = self.store.db.get_pinned_cf_opt(&self.cf, key, &self.store.options.read)?;
+        let pinned = store.db.get_pinned_cf_opt(&self.cf, key, &store.options.read)?;
         Ok(pinned.map(StoredValue::Pinned))
     }
 
@@ -648,13 +673,18 @@ impl StateColumnFamily {
         Ok(count)
     }
 
-    /// Appends `value` to the list stored under `key` without reading it.
+    /// Appends `value` to the list stored under `key` without reading it, held in the write-back
+    /// buffer if the store has one.
     pub fn merge(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        if self.store.write_back.holds(self.write_slot, key) {
-            self.store.apply_writes_held_for(Some(self.write_slot))?;
+        let store = &self.store;
+        if store.buffers_writes() {
+            if store.write_back.merge(self.write_slot, key, value, append_list_operand) {
+                store.apply_write_back()?;
+            }
+            return Ok(());
         }
-        self.store.db.merge_cf_opt(&self.cf, key, value, &self.store.options.write)?;
-        self.store.after_writes(1)
+        store.db.merge_cf_opt(&self.cf, key, value, &store.options.write)?;
+        store.after_writes(1)
     }
 
     fn prefix_iterator(&self, prefix: &[u8]) -> Result<rocksdb::DBRawIteratorWithThreadMode<'_, Db>> {

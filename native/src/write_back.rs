@@ -19,16 +19,34 @@ use std::sync::{Mutex, MutexGuard};
 /// headers, with the allocator's rounding.
 const ENTRY_OVERHEAD_BYTES: usize = 64;
 
-/// What one held entry counts towards the buffer's limit.
-fn entry_bytes(key: &[u8], value: Option<&[u8]>) -> usize {
-    key.len() + value.map_or(0, <[u8]>::len) + ENTRY_OVERHEAD_BYTES
+/// The pending write of one key: what a flush hands RocksDB for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeldWrite {
+    Put(Vec<u8>),
+    Delete,
+    /// Merge operands not yet applied, combined into one by the store's append function.
+    Merge(Vec<u8>),
 }
 
-/// The pending writes of one column family, by key; `None` is a delete.
+impl HeldWrite {
+    fn bytes(&self) -> usize {
+        match self {
+            HeldWrite::Put(bytes) | HeldWrite::Merge(bytes) => bytes.len(),
+            HeldWrite::Delete => 0,
+        }
+    }
+}
+
+/// What one held entry counts towards the buffer's limit.
+fn entry_bytes(key: &[u8], held: &HeldWrite) -> usize {
+    key.len() + held.bytes() + ENTRY_OVERHEAD_BYTES
+}
+
+/// The pending writes of one column family, by key.
 #[derive(Default)]
 struct ColumnWrites {
     name: String,
-    entries: HashMap<Vec<u8>, Option<Vec<u8>>>,
+    entries: HashMap<Vec<u8>, HeldWrite>,
 }
 
 #[derive(Default)]
@@ -47,12 +65,9 @@ pub struct WriteBack {
     limit_bytes: AtomicUsize,
 }
 
-/// A buffered write: the value, or `None` for a delete.
-pub type BufferedValue = Option<Vec<u8>>;
-
 /// The writes a flush takes out of the buffer: for each column family with pending writes, its
 /// name and its entries in key order.
-pub type DrainedWrites = Vec<(String, Vec<(Vec<u8>, BufferedValue)>)>;
+pub type DrainedWrites = Vec<(String, Vec<(Vec<u8>, HeldWrite)>)>;
 
 impl WriteBack {
     /// A buffer that asks to be flushed once it holds `limit_bytes`; 0 holds nothing back.
@@ -91,43 +106,66 @@ impl WriteBack {
     /// Holds a put (`Some`) or delete (`None`) of `key` in the column family `slot`, replacing an
     /// earlier one of the same key. Returns whether the buffer is full and should be flushed.
     pub fn write(&self, slot: usize, key: &[u8], value: Option<&[u8]>) -> bool {
+        self.hold(slot, key, |held| match (held, value) {
+            (Some(HeldWrite::Put(mut buffer)), Some(value)) => {
+                buffer.clear();
+                buffer.extend_from_slice(value);
+                HeldWrite::Put(buffer)
+            }
+            (_, Some(value)) => HeldWrite::Put(value.to_vec()),
+            (_, None) => HeldWrite::Delete,
+        })
+    }
+
+    /// Holds a merge of `operand` into `key` in the column family `slot`. `append` adds an operand
+    /// to a value or to earlier operands, as the store's merge operator would, which must be
+    /// associative: a held put or merge of the key takes the operand in, and a held delete becomes
+    /// a put of the operand. Returns whether the buffer is full and should be flushed.
+    pub fn merge(&self, slot: usize, key: &[u8], operand: &[u8], append: fn(&mut Vec<u8>, &[u8])) -> bool {
+        self.hold(slot, key, |held| match held {
+            Some(HeldWrite::Put(mut value)) => {
+                append(&mut value, operand);
+                HeldWrite::Put(value)
+            }
+            Some(HeldWrite::Merge(mut operands)) => {
+                append(&mut operands, operand);
+                HeldWrite::Merge(operands)
+            }
+            Some(HeldWrite::Delete) => HeldWrite::Put(operand.to_vec()),
+            None => HeldWrite::Merge(operand.to_vec()),
+        })
+    }
+
+    /// Replaces the held write of `key` (if any) with what `change` makes of it.
+    fn hold(&self, slot: usize, key: &[u8], change: impl FnOnce(Option<HeldWrite>) -> HeldWrite) -> bool {
         let mut pending = self.lock();
         let Pending { columns, bytes } = &mut *pending;
         let entries = &mut columns[slot].entries;
-        let added = value.map_or(0, <[u8]>::len);
         match entries.get_mut(key) {
             Some(held) => {
-                let removed = held.as_ref().map_or(0, Vec::len);
-                match (held.as_mut(), value) {
-                    (Some(buffer), Some(value)) => {
-                        buffer.clear();
-                        buffer.extend_from_slice(value);
-                    }
-                    (_, value) => *held = value.map(<[u8]>::to_vec),
-                }
-                *bytes = (*bytes + added) - removed;
+                let removed = held.bytes();
+                let earlier = std::mem::replace(held, HeldWrite::Delete);
+                *held = change(Some(earlier));
+                *bytes = (*bytes + held.bytes()) - removed;
             }
             None => {
-                entries.insert(key.to_vec(), value.map(<[u8]>::to_vec));
-                *bytes += entry_bytes(key, value);
+                let held = change(None);
+                *bytes += entry_bytes(key, &held);
+                entries.insert(key.to_vec(), held);
                 self.entries.fetch_add(1, Ordering::Release);
             }
         }
         *bytes >= self.limit_bytes()
     }
 
-    /// The buffered write of `key` in the column family `slot`: `Some(Some(value))` for a put,
-    /// `Some(None)` for a delete, `None` if the key has no pending write.
-    pub fn read(&self, slot: usize, key: &[u8]) -> Option<BufferedValue> {
+    /// Runs `read` over the held write of `key` in the column family `slot` (`None` if it has
+    /// none), under the lock if the buffer holds anything: a read that must combine a held merge
+    /// with RocksDB's value sees neither change meanwhile.
+    pub fn read<R>(&self, slot: usize, key: &[u8], read: impl FnOnce(Option<&HeldWrite>) -> R) -> R {
         if self.is_empty() {
-            return None;
+            return read(None);
         }
-        self.lock().columns[slot].entries.get(key).cloned()
-    }
-
-    /// Whether the column family `slot` has a pending write of `key`.
-    pub fn holds(&self, slot: usize, key: &[u8]) -> bool {
-        !self.is_empty() && self.lock().columns[slot].entries.contains_key(key)
+        read(self.lock().columns[slot].entries.get(key))
     }
 
     /// Whether the column family `slot` has pending writes.
@@ -163,7 +201,7 @@ impl WriteBack {
             let mut entries: Vec<_> = column.entries.drain().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             count += entries.len();
-            bytes += entries.iter().map(|(key, value)| entry_bytes(key, value.as_deref())).sum::<usize>();
+            bytes += entries.iter().map(|(key, held)| entry_bytes(key, held)).sum::<usize>();
             drained.push((column.name.clone(), entries));
         }
         if count == 0 {
@@ -191,6 +229,15 @@ impl WriteBack {
 mod tests {
     use super::*;
 
+    fn held(buffer: &WriteBack, slot: usize, key: &[u8]) -> Option<HeldWrite> {
+        buffer.read(slot, key, |held| held.cloned())
+    }
+
+    fn append_with_comma(value: &mut Vec<u8>, operand: &[u8]) {
+        value.push(b',');
+        value.extend_from_slice(operand);
+    }
+
     fn drained(buffer: &WriteBack) -> DrainedWrites {
         let mut out = Vec::new();
         buffer
@@ -208,12 +255,29 @@ mod tests {
         let slot = buffer.column_slot("value");
         buffer.write(slot, b"k", Some(b"first"));
         buffer.write(slot, b"k", Some(b"second, longer"));
-        assert_eq!(buffer.read(slot, b"k"), Some(Some(b"second, longer".to_vec())));
+        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Put(b"second, longer".to_vec())));
         buffer.write(slot, b"k", None);
-        assert_eq!(buffer.read(slot, b"k"), Some(None));
+        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Delete));
         buffer.write(slot, b"k", Some(b"third"));
-        assert_eq!(buffer.read(slot, b"k"), Some(Some(b"third".to_vec())));
-        assert_eq!(buffer.read(slot, b"other"), None);
+        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Put(b"third".to_vec())));
+        assert_eq!(held(&buffer, slot, b"other"), None);
+    }
+
+    #[test]
+    fn merges_combine_with_what_the_key_holds() {
+        let buffer = WriteBack::new(1 << 20);
+        let slot = buffer.column_slot("lists");
+        buffer.merge(slot, b"fresh", b"a", append_with_comma);
+        buffer.merge(slot, b"fresh", b"b", append_with_comma);
+        assert_eq!(held(&buffer, slot, b"fresh"), Some(HeldWrite::Merge(b"a,b".to_vec())));
+        buffer.write(slot, b"put", Some(b"x"));
+        buffer.merge(slot, b"put", b"y", append_with_comma);
+        assert_eq!(held(&buffer, slot, b"put"), Some(HeldWrite::Put(b"x,y".to_vec())));
+        buffer.write(slot, b"deleted", None);
+        buffer.merge(slot, b"deleted", b"z", append_with_comma);
+        assert_eq!(held(&buffer, slot, b"deleted"), Some(HeldWrite::Put(b"z".to_vec())));
+        buffer.write(slot, b"fresh", Some(b"replaced"));
+        assert_eq!(held(&buffer, slot, b"fresh"), Some(HeldWrite::Put(b"replaced".to_vec())));
     }
 
     #[test]
@@ -231,9 +295,9 @@ mod tests {
         assert_eq!(writes[0].0, "a");
         let keys: Vec<&[u8]> = writes[0].1.iter().map(|(key, _)| key.as_slice()).collect();
         assert_eq!(keys, vec![b"1", b"2", b"3"]);
-        assert_eq!(writes[1], ("b".to_owned(), vec![(b"x".to_vec(), None)]));
+        assert_eq!(writes[1], ("b".to_owned(), vec![(b"x".to_vec(), HeldWrite::Delete)]));
         assert!(buffer.is_empty());
-        assert_eq!(buffer.read(a, b"1"), None);
+        assert_eq!(held(&buffer, a, b"1"), None);
         assert!(drained(&buffer).is_empty());
     }
 
@@ -253,7 +317,7 @@ mod tests {
             .unwrap();
         assert_eq!((applied, names), (1, vec!["a".to_owned()]));
         assert!(!buffer.holds_any(a));
-        assert!(buffer.holds(b, b"2"));
+        assert!(held(&buffer, b, b"2").is_some());
         assert_eq!(buffer.flush(Some(a), |_| Err("not called")), Ok(0));
         assert_eq!(drained(&buffer).len(), 1);
         assert!(buffer.is_empty());
@@ -266,7 +330,7 @@ mod tests {
         buffer.write(slot, b"k", Some(b"v"));
         assert_eq!(buffer.flush(None, |_| Err("disk full")), Err("disk full"));
         assert!(!buffer.is_empty());
-        assert!(buffer.holds(slot, b"k"));
+        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Put(b"v".to_vec())));
     }
 
     #[test]
@@ -343,6 +407,27 @@ mod store_tests {
         lists.put(b"k", b"a").unwrap();
         lists.merge(b"k", b"b").unwrap();
         assert_eq!(&*lists.get(b"k").unwrap().unwrap(), b"a,b");
+    }
+
+    #[test]
+    fn held_merges_read_and_apply_as_rocksdb_merges_them() {
+        let dir = TempDir::new();
+        let store = open(&dir, 1 << 20);
+        let lists = StateColumnFamily::open(&store, "lists").unwrap();
+        lists.put(b"stored", b"a").unwrap();
+        store.apply_write_back().unwrap();
+        lists.merge(b"stored", b"b").unwrap();
+        lists.merge(b"stored", b"c").unwrap();
+        lists.merge(b"new", b"x").unwrap();
+        assert_eq!(in_memtable(&lists), 1, "only the applied put reached RocksDB");
+        assert_eq!(&*lists.get(b"stored").unwrap().unwrap(), b"a,b,c");
+        assert_eq!(&*lists.get(b"new").unwrap().unwrap(), b"x");
+        store.apply_write_back().unwrap();
+        assert_eq!(in_memtable(&lists), 3, "one merge operand per key");
+        assert_eq!(&*lists.get(b"stored").unwrap().unwrap(), b"a,b,c");
+        store.flush().unwrap();
+        assert_eq!(&*lists.get(b"stored").unwrap().unwrap(), b"a,b,c");
+        assert_eq!(&*lists.get(b"new").unwrap().unwrap(), b"x");
     }
 
     #[test]
