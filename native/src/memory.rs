@@ -161,31 +161,29 @@ impl SlotMemory {
     /// the slot's other kernels find room too) and at least [`MIN_KERNEL_CACHE_BYTES`]; else its
     /// batches and no cache; else nothing. Returns the reservation and the cache bytes it covers.
     pub fn reserve_for_kernel(self: &Arc<Self>, cache: usize, batches: usize) -> (Option<MemoryReservation>, usize) {
-        if let Some(reservation) = self.reserve(cache + batches) {
-            return (Some(reservation), cache);
+        match self.reserve_shrinkable(batches, cache, MIN_KERNEL_CACHE_BYTES) {
+            Some((reservation, cache)) => (Some(reservation), cache),
+            None => (self.reserve(batches), 0),
         }
-        let room = self.reservable_bytes().saturating_sub(batches);
-        let smaller = cache.min(room / 2);
-        if smaller >= MIN_KERNEL_CACHE_BYTES {
-            if let Some(reservation) = self.reserve(smaller + batches) {
-                return (Some(reservation), smaller);
-            }
-        }
-        (self.reserve(batches), 0)
     }
 
-    /// Reserves `bytes` if the slot can spare them, else half of what reservations may still take
-    /// (so the slot's other users find room too) if that is at least `min`, else nothing.
-    pub fn reserve_up_to(self: &Arc<Self>, bytes: usize, min: usize) -> Option<MemoryReservation> {
-        if let Some(reservation) = self.reserve(bytes) {
-            return Some(reservation);
+    /// Reserves `fixed` bytes plus `wanted` if the slot can spare both; else `fixed` plus half of
+    /// the room left after it (so the slot's other users find room too), if that half is at least
+    /// `min`; else nothing. Returns the reservation and the part of `wanted` it covers.
+    pub fn reserve_shrinkable(
+        self: &Arc<Self>,
+        fixed: usize,
+        wanted: usize,
+        min: usize,
+    ) -> Option<(MemoryReservation, usize)> {
+        if let Some(reservation) = self.reserve(fixed + wanted) {
+            return Some((reservation, wanted));
         }
-        let smaller = bytes.min(self.reservable_bytes() / 2);
-        if smaller >= min {
-            self.reserve(smaller)
-        } else {
-            None
+        let smaller = wanted.min(self.reservable_bytes().saturating_sub(fixed) / 2);
+        if smaller < min {
+            return None;
         }
+        self.reserve(fixed + smaller).map(|reservation| (reservation, smaller))
     }
 
     /// Bytes that reservations may still take (a loan gives way to them).

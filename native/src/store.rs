@@ -119,13 +119,7 @@ impl KeyedStore {
         // Restored state may already be past the point where its blocks need partitions; if not,
         // the files written from now on pin their blocks as a new store's do.
         if store.adapt_index_layout()? == IndexLayout::Full {
-            for name in store.column_family_names() {
-                if let Some(cf) = store.db.cf_handle(&name) {
-                    store
-                        .db
-                        .set_options_cf(&cf, &[("block_based_table_factory", index_layout::FULL_PINNING_CHANGE)])?;
-                }
-            }
+            store.change_table_factories(index_layout::FULL_PINNING_CHANGE)?;
         }
         Ok(store)
     }
@@ -145,8 +139,9 @@ impl KeyedStore {
             && self
                 .write_back_budget
                 .get_or_init(|| {
-                    let reservation = self.memory.reserve_up_to(self.write_back.limit_bytes(), MIN_WRITE_BACK_BYTES)?;
-                    self.write_back.shrink_limit(reservation.bytes());
+                    let (reservation, granted) =
+                        self.memory.reserve_shrinkable(0, self.write_back.limit_bytes(), MIN_WRITE_BACK_BYTES)?;
+                    self.write_back.shrink_limit(granted);
                     Some(reservation)
                 })
                 .is_some()
@@ -246,14 +241,20 @@ impl KeyedStore {
         }
         if index_layout::should_partition(metadata, self.memory.cache_capacity()) && self.layout.switch_to_partitioned()
         {
-            let change = index_layout::partitioned_table_factory_change();
-            for name in &names {
-                if let Some(cf) = self.db.cf_handle(name) {
-                    self.db.set_options_cf(&cf, &[("block_based_table_factory", change.as_str())])?;
-                }
-            }
+            self.change_table_factories(&index_layout::partitioned_table_factory_change())?;
         }
         Ok(self.layout.layout())
+    }
+
+    /// Applies a `block_based_table_factory` change to every state column family; it holds for
+    /// the files opened from then on.
+    fn change_table_factories(&self, change: &str) -> Result<()> {
+        for name in self.column_family_names() {
+            if let Some(cf) = self.db.cf_handle(&name) {
+                self.db.set_options_cf(&cf, &[("block_based_table_factory", change)])?;
+            }
+        }
+        Ok(())
     }
 
     /// Creates the column family `name` unless it exists, with the options of every state column family.
