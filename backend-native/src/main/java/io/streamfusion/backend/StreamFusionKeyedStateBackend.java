@@ -310,10 +310,12 @@ public class StreamFusionKeyedStateBackend<K> extends AbstractKeyedStateBackend<
         @Override
         @Nullable
         public <V> StateValueCache<V> valueCacheFor(
-                String stateName, TypeSerializer<V> serializer) {
+                String stateName,
+                TypeSerializer<V> serializer,
+                StateValueCache.StoredBytesDecoder<V> bytesDecoder) {
             DecodedValueCache cache = memory.getResourceHandle().valueCache();
             return cache != null && config.cachesState(stateName)
-                    ? new StateValueCache<>(cache, cacheOwnerId, serializer)
+                    ? new StateValueCache<>(cache, cacheOwnerId, serializer, bytesDecoder)
                     : null;
         }
     }

@@ -323,6 +323,23 @@ class DecodedValueCacheTest {
     }
 
     @Test
+    void keysThatShareTheirInlineBytesAreToldApart() throws Exception {
+        StateValueCache<Long> view = new StateValueCache<>(cache(), 98, LongSerializer.INSTANCE);
+        byte[] longKey = new byte[24];
+        byte[] sameHead = new byte[24];
+        sameHead[23] = 1; // differs only past the 16 bytes a key holds inline
+        byte[] shortKey = {1, 2};
+        byte[] zeroPadded = {1, 2, 0}; // packs to the same bits as {1, 2} but is longer
+        view.admitRead(longKey, 1L, new byte[8]);
+        view.admitRead(shortKey, 2L, new byte[8]);
+        assertEquals(1L, view.get(longKey.clone()));
+        assertNull(view.get(sameHead));
+        assertEquals(2L, view.get(shortKey.clone()));
+        assertNull(view.get(zeroPadded));
+        assertNull(view.get(new byte[] {0, 1, 2}));
+    }
+
+    @Test
     void aNewSerializerNeverSeesValuesDecodedWithTheOldOne() throws Exception {
         StateValueCache<Long> view = new StateValueCache<>(cache(), 99, LongSerializer.INSTANCE);
         view.admitRead(canonicalKey(1L), 10L, new byte[8]);

@@ -50,6 +50,16 @@ final class CachedValue {
         return new CachedValue(null, bytes, bytes.length);
     }
 
+    /**
+     * An entry whose value is the first {@code length} bytes of {@code bytes}, the rest being room
+     * for appends; weighed at the whole array. The caller hands the array over.
+     */
+    static CachedValue serialized(byte[] bytes, int length) {
+        CachedValue entry = new CachedValue(null, bytes, bytes.length);
+        entry.length = length;
+        return entry;
+    }
+
     /** Copies a new serialized value into the entry's array; false if the array is too small. */
     boolean overwrite(byte[] bytes) {
         if (bytes.length > serialized.length) {
@@ -59,5 +69,41 @@ final class CachedValue {
         length = bytes.length;
         absent = false;
         return true;
+    }
+
+    /**
+     * Appends {@code operand} to the serialized value after {@code delimiter}, as a list-append
+     * merge does (an absent value becomes the operand alone); false if the array has no room.
+     */
+    boolean append(byte delimiter, byte[] operand) {
+        if (absent) {
+            return overwrite(operand);
+        }
+        int appended = length + 1 + operand.length;
+        if (appended > serialized.length) {
+            return false;
+        }
+        serialized[length] = delimiter;
+        System.arraycopy(operand, 0, serialized, length + 1, operand.length);
+        length = appended;
+        return true;
+    }
+
+    /** The serialized value with {@code delimiter} and {@code operand} appended, in a new array. */
+    byte[] appendedCopy(byte delimiter, byte[] operand, int capacity) {
+        byte[] grown = new byte[capacity];
+        if (absent) {
+            System.arraycopy(operand, 0, grown, 0, operand.length);
+            return grown;
+        }
+        System.arraycopy(serialized, 0, grown, 0, length);
+        grown[length] = delimiter;
+        System.arraycopy(operand, 0, grown, length + 1, operand.length);
+        return grown;
+    }
+
+    /** The length of the value {@link #append} would make. */
+    int appendedLength(byte[] operand) {
+        return absent ? operand.length : length + 1 + operand.length;
     }
 }

@@ -69,9 +69,7 @@ public final class DecodedValueCache {
                         .maximumWeight(capacityBytes)
                         .weigher(
                                 (Key key, CachedValue value) ->
-                                        key.bytes.length
-                                                + value.weighedBytes
-                                                + ENTRY_OVERHEAD_BYTES)
+                                        key.length + value.weighedBytes + ENTRY_OVERHEAD_BYTES)
                         .evictionListener(
                                 (Key key, CachedValue value, RemovalCause cause) -> {
                                     if (cause == RemovalCause.SIZE) {
@@ -196,18 +194,43 @@ public final class DecodedValueCache {
         return entries.stats();
     }
 
-    /** Cache key: state id, owning backend, canonical key bytes. */
+    /**
+     * Cache key: state id, owning backend, canonical key bytes. The first 16 bytes are held in the
+     * key object itself, and the array only for longer keys: a lookup in a cache of a million keys
+     * is bound by memory latency, and comparing a short key then costs no load of another object.
+     */
     private static final class Key {
+        private static final int INLINE_BYTES = 2 * Long.BYTES;
+
         final long stateId;
         final long owner;
-        final byte[] bytes;
+        final long head0;
+        final long head1;
+        final int length;
+
+        /** The whole key if longer than {@link #INLINE_BYTES}, else null. */
+        @Nullable final byte[] longKey;
+
         final int hash;
 
         Key(long stateId, long owner, byte[] bytes) {
             this.stateId = stateId;
             this.owner = owner;
-            this.bytes = bytes;
+            this.length = bytes.length;
+            this.head0 = packed(bytes, 0);
+            this.head1 = packed(bytes, Long.BYTES);
+            this.longKey = bytes.length > INLINE_BYTES ? bytes : null;
             this.hash = 31 * Long.hashCode(stateId) + Arrays.hashCode(bytes);
+        }
+
+        /** Up to eight bytes of {@code bytes} from {@code from}, zero past its end. */
+        private static long packed(byte[] bytes, int from) {
+            long packed = 0;
+            int end = Math.min(bytes.length, from + Long.BYTES);
+            for (int i = from; i < end; i++) {
+                packed = (packed << 8) | (bytes[i] & 0xFF);
+            }
+            return packed;
         }
 
         @Override
@@ -216,9 +239,13 @@ public final class DecodedValueCache {
                 return false;
             }
             Key that = (Key) other;
-            return stateId == that.stateId
+            return hash == that.hash
+                    && stateId == that.stateId
                     && owner == that.owner
-                    && Arrays.equals(bytes, that.bytes);
+                    && length == that.length
+                    && head0 == that.head0
+                    && head1 == that.head1
+                    && (longKey == null || Arrays.equals(longKey, that.longKey));
         }
 
         @Override

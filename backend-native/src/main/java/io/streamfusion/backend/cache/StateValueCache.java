@@ -3,6 +3,8 @@ package io.streamfusion.backend.cache;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 
 /**
@@ -12,16 +14,46 @@ import java.io.IOException;
  */
 public final class StateValueCache<V> {
 
+    /**
+     * Decodes a cached value of a mutable type from its stored bytes, for states whose stored
+     * format is not their serializer's (a list's delimited elements, say).
+     */
+    @FunctionalInterface
+    public interface StoredBytesDecoder<V> {
+        V decode(DataInputDeserializer stored) throws IOException;
+    }
+
+    /**
+     * The longest list an append keeps cached. Growing a cached list copies it, and a read of a
+     * longer one decodes so many elements that a RocksDB read adds little to it.
+     */
+    static final int MAX_APPENDED_BYTES = 64 << 10;
+
     private final DecodedValueCache cache;
     private final long owner;
     private long stateId;
     private TypeSerializer<V> serializer;
     private boolean immutable;
     private final DataInputDeserializer serializedIn = new DataInputDeserializer();
+    private final StoredBytesDecoder<V> bytesDecoder;
 
+    /** A view whose mutable values are stored in their serializer's format. */
     public StateValueCache(DecodedValueCache cache, long owner, TypeSerializer<V> serializer) {
+        this(cache, owner, serializer, null);
+    }
+
+    /**
+     * @param bytesDecoder decodes cached bytes of a mutable type; null for the serializer's format
+     */
+    public StateValueCache(
+            DecodedValueCache cache,
+            long owner,
+            TypeSerializer<V> serializer,
+            @Nullable StoredBytesDecoder<V> bytesDecoder) {
         this.cache = cache;
         this.owner = owner;
+        this.bytesDecoder =
+                bytesDecoder != null ? bytesDecoder : in -> this.serializer.deserialize(in);
         useSerializer(serializer);
     }
 
@@ -54,7 +86,7 @@ public final class StateValueCache<V> {
             return entry.decoded;
         }
         serializedIn.setBuffer(entry.serialized, 0, entry.length);
-        return serializer.deserialize(serializedIn);
+        return bytesDecoder.decode(serializedIn);
     }
 
     /** The cached value for {@code key} (a private copy for mutable types), or null. */
@@ -106,6 +138,31 @@ public final class StateValueCache<V> {
         } else {
             cache.reweigh(stateId, owner, key, CachedValue.decoded(value, serialized.length));
         }
+    }
+
+    /**
+     * Keeps a cached key of a mutable type current after {@code operand} was merged into its value
+     * with a list-append merge operator, which puts {@code delimiter} between operands. The entry's
+     * array is grown by half again when it has no room, so that a run of appends copies the list a
+     * logarithmic number of times; a list that grows past {@link #MAX_APPENDED_BYTES} leaves the
+     * cache.
+     */
+    public void afterAppend(byte[] key, byte delimiter, byte[] operand) {
+        CachedValue entry = cache.entryToWrite(stateId, owner, key);
+        if (entry == null || entry.append(delimiter, operand)) {
+            return;
+        }
+        int length = entry.appendedLength(operand);
+        if (length > MAX_APPENDED_BYTES) {
+            cache.invalidate(stateId, owner, key);
+            return;
+        }
+        int capacity = Math.min(MAX_APPENDED_BYTES, length + (length >> 1));
+        cache.reweigh(
+                stateId,
+                owner,
+                key,
+                CachedValue.serialized(entry.appendedCopy(delimiter, operand, capacity), length));
     }
 
     /**

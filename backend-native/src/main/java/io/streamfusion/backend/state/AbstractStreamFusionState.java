@@ -38,6 +38,7 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
     protected final DataInputDeserializer valueIn = new DataInputDeserializer();
     // Held, not written at each read, so that a read allocates no lambda.
     private final StoredValueDecoding.Decoder<V> valueDecoder = this::deserializeValue;
+    private final StateValueCache.StoredBytesDecoder<V> storedFormatDecoder = this::decodeValue;
 
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
 
@@ -59,8 +60,9 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     /**
      * @param cacheable whether this state keeps one value per key and namespace, read and written
-     *     with {@link #readValue}, {@link #writeValue} and {@link #clear}, so that the slot's
-     *     decoded-value cache can serve it (if enabled and not excluded for the state)
+     *     with {@link #readValue}, {@link #writeValue}, {@link #appendValue} and {@link #clear}, so
+     *     that the slot's decoded-value cache can serve it (if enabled and not excluded for the
+     *     state)
      */
     protected AbstractStreamFusionState(
             KeyedStateContext<K> context,
@@ -73,7 +75,10 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         this.keyBuilder = context.sharedKeyBuilder();
         this.cache =
                 cacheable
-                        ? context.valueCacheFor(metaInfo.getName(), metaInfo.getStateSerializer())
+                        ? context.valueCacheFor(
+                                metaInfo.getName(),
+                                metaInfo.getStateSerializer(),
+                                storedFormatDecoder)
                         : null;
         updateRegistration(metaInfo, defaultValue);
     }
@@ -130,6 +135,17 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         columnFamily.put(key, bytes);
         if (cache != null) {
             cache.afterWrite(key, value, bytes);
+        }
+    }
+
+    /**
+     * Merges {@code operand} into the value under {@code key} with the list-append merge operator,
+     * which puts {@code delimiter} between operands, and keeps a cached value current.
+     */
+    protected final void appendValue(byte[] key, byte delimiter, byte[] operand) {
+        columnFamily.merge(key, operand);
+        if (cache != null) {
+            cache.afterAppend(key, delimiter, operand);
         }
     }
 
@@ -201,7 +217,8 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         }
     }
 
-    protected final byte[] serializeValue(V value) {
+    /** The stored bytes of a value; a state kind with its own stored format overrides it. */
+    protected byte[] serializeValue(V value) {
         return serialize(value, valueSerializer);
     }
 
@@ -214,7 +231,15 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     protected final V deserializeValue(byte[] bytes) throws IOException {
         valueIn.setBuffer(bytes);
-        return valueSerializer.deserialize(valueIn);
+        return decodeValue(valueIn);
+    }
+
+    /**
+     * Decodes a value from its stored bytes, read from RocksDB or the cache; a state kind with its
+     * own stored format overrides it, together with {@link #serializeValue}.
+     */
+    protected V decodeValue(DataInputDeserializer stored) throws IOException {
+        return valueSerializer.deserialize(stored);
     }
 
     protected final V defaultValue() {

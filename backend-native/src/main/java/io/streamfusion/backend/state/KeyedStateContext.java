@@ -44,7 +44,12 @@ public interface KeyedStateContext<K> {
     /**
      * This state's view of the slot's decoded-value cache, or null if the cache is disabled,
      * refused, or the state is excluded by {@code cache.excluded-states}.
+     *
+     * @param bytesDecoder decodes a mutable value from its stored bytes
      */
     @Nullable
-    <V> StateValueCache<V> valueCacheFor(String stateName, TypeSerializer<V> serializer);
+    <V> StateValueCache<V> valueCacheFor(
+            String stateName,
+            TypeSerializer<V> serializer,
+            StateValueCache.StoredBytesDecoder<V> bytesDecoder);
 }

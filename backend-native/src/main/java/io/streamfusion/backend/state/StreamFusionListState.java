@@ -16,13 +16,15 @@ import org.apache.flink.util.Preconditions;
 import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
 /**
  * {@code ListState} in Flink's RocksDB list format: serialized elements joined by a delimiter byte
  * ({@link ListDelimitedSerializer}). {@code add} and {@code addAll} are native merges, so appending
- * never reads the list.
+ * never reads the list. The decoded-value cache keeps lists in that format, as bytes: a read of a
+ * cached key decodes a new list without JNI, and an append to a cached key appends to its bytes.
  */
 public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionState<K, N, List<V>>
         implements InternalListState<K, N, V> {
@@ -31,15 +33,13 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
     private static final byte LIST_DELIMITER = ',';
 
     private final ListDelimitedSerializer listSerializer = new ListDelimitedSerializer();
-    private final StoredValueDecoding.Decoder<List<V>> listDecoder =
-            bytes -> listSerializer.deserializeList(bytes, this.elementSerializer);
     private TypeSerializer<V> elementSerializer;
 
     public StreamFusionListState(
             KeyedStateContext<K> context,
             NativeColumnFamily columnFamily,
             RegisteredKeyValueStateBackendMetaInfo<N, List<V>> metaInfo) {
-        super(context, columnFamily, metaInfo, null);
+        super(context, columnFamily, metaInfo, null, true);
     }
 
     @Override
@@ -54,28 +54,41 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
 
     @Override
     public List<V> getInternal() throws IOException {
-        byte[] key = currentKeyBytes();
-        byte[] stored = columnFamily.get(key);
-        return stored == null
-                ? null
-                : decodeStored(
-                        key,
-                        stored,
-                        bytes -> listSerializer.deserializeList(bytes, elementSerializer));
+        return readValue(currentKeyBytes());
+    }
+
+    @Override
+    protected List<V> decodeValue(DataInputDeserializer stored) throws IOException {
+        List<V> list = new ArrayList<>();
+        V element;
+        while ((element = ListDelimitedSerializer.deserializeNextElement(stored, elementSerializer))
+                != null) {
+            list.add(element);
+        }
+        return list;
+    }
+
+    @Override
+    protected byte[] serializeValue(List<V> values) {
+        try {
+            return listSerializer.serializeList(values, elementSerializer);
+        } catch (IOException e) {
+            throw new FlinkRuntimeException(
+                    "Error while serializing a list of state " + columnFamily.stateName(), e);
+        }
     }
 
     @Override
     public void add(V value) {
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
-        columnFamily.merge(currentKeyBytes(), serialize(value, elementSerializer));
+        appendValue(currentKeyBytes(), LIST_DELIMITER, serialize(value, elementSerializer));
     }
 
     @Override
-    public void addAll(List<V> values) throws IOException {
+    public void addAll(List<V> values) {
         Preconditions.checkNotNull(values, "List of values to add cannot be null.");
         if (!values.isEmpty()) {
-            columnFamily.merge(
-                    currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
+            appendValue(currentKeyBytes(), LIST_DELIMITER, serializeValue(values));
         }
     }
 
@@ -90,8 +103,7 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
         if (values.isEmpty()) {
             clear();
         } else {
-            columnFamily.put(
-                    currentKeyBytes(), listSerializer.serializeList(values, elementSerializer));
+            writeValue(currentKeyBytes(), values);
         }
     }
 
@@ -142,8 +154,8 @@ public final class StreamFusionListState<K, N, V> extends AbstractStreamFusionSt
                 byte[] sourceKey = currentKeyBytes();
                 byte[] bytes = columnFamily.get(sourceKey);
                 if (bytes != null) {
-                    columnFamily.delete(sourceKey);
-                    columnFamily.merge(targetKey, bytes);
+                    deleteValue(sourceKey);
+                    appendValue(targetKey, LIST_DELIMITER, bytes);
                 }
             }
         } catch (RuntimeException e) {
