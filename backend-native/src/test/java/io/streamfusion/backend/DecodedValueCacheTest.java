@@ -18,18 +18,13 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,33 +34,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The decoded-value cache: hits without JNI, copies for mutable types, write-through, bounds. */
-class DecodedValueCacheTest {
-
-    @TempDir File dir;
-    private MockEnvironment env;
-    private StreamFusionKeyedStateBackend<Long> backend;
-
-    @BeforeEach
-    void createBackend() throws Exception {
-        // Enough managed memory for the default 64 MiB cache plus as much again for RocksDB.
-        env = TestKeyedBackends.environment(256L << 20);
-        backend = TestKeyedBackends.create(env, dir, LongSerializer.INSTANCE);
-        assertTrue(cache() != null, "the cache is reserved from a 256 MiB slot");
-    }
-
-    @AfterEach
-    void disposeBackend() throws Exception {
-        backend.dispose();
-        env.close();
-    }
+class DecodedValueCacheTest extends SlotCacheTestBase {
 
     private <V> ValueState<V> state(ValueStateDescriptor<V> descriptor) throws Exception {
         return backend.getPartitionedState(
                 VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
-    }
-
-    private DecodedValueCache cache() {
-        return backend.slotCacheForTests();
     }
 
     private byte[] canonicalKey(long key) {

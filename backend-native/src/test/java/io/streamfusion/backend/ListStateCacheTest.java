@@ -6,18 +6,13 @@ import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.ListDelimitedSerializer;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.internal.InternalListState;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,30 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * key need no RocksDB, and every write (update, add, addAll, clear, namespace merge) keeps the
  * entry equal to what RocksDB holds.
  */
-class ListStateCacheTest {
+class ListStateCacheTest extends SlotCacheTestBase {
 
     private static final ListDelimitedSerializer FORMAT = new ListDelimitedSerializer();
-
-    @TempDir File dir;
-    private MockEnvironment env;
-    private StreamFusionKeyedStateBackend<Long> backend;
-
-    @BeforeEach
-    void createBackend() throws Exception {
-        env = TestKeyedBackends.environment(256L << 20);
-        backend = TestKeyedBackends.create(env, dir, LongSerializer.INSTANCE);
-        assertTrue(cache() != null, "the cache is reserved from a 256 MiB slot");
-    }
-
-    @AfterEach
-    void disposeBackend() throws Exception {
-        backend.dispose();
-        env.close();
-    }
-
-    private DecodedValueCache cache() {
-        return backend.slotCacheForTests();
-    }
 
     private InternalListState<Long, String, Long> list(String name) throws Exception {
         return (InternalListState<Long, String, Long>)
