@@ -37,6 +37,30 @@ class ListStateCacheTest extends SlotCacheTestBase {
                         new ListStateDescriptor<>(name, LongSerializer.INSTANCE));
     }
 
+    /** The list state {@code name}, with {@code key} and namespace "n" current. */
+    private InternalListState<Long, String, Long> listAt(String name, long key) throws Exception {
+        InternalListState<Long, String, Long> state = list(name);
+        backend.setCurrentKey(key);
+        state.setCurrentNamespace("n");
+        return state;
+    }
+
+    /**
+     * Deletes the stored list behind the cache's back and asserts that the cache still answers
+     * {@code expected}, with one hit.
+     */
+    private void assertServedByTheCache(
+            InternalListState<Long, String, Long> state,
+            String name,
+            byte[] key,
+            List<Long> expected)
+            throws Exception {
+        column(name).delete(key);
+        long hits = cache().stats().hitCount();
+        assertEquals(expected, state.getInternal(), "served by the cache after RocksDB lost it");
+        assertEquals(hits + 1, cache().stats().hitCount());
+    }
+
     private byte[] canonicalKey(long key, String namespace) {
         SerializedCompositeKeyBuilder<Long> builder =
                 new SerializedCompositeKeyBuilder<>(
@@ -58,25 +82,18 @@ class ListStateCacheTest extends SlotCacheTestBase {
 
     @Test
     void aCachedListIsReadWithoutRocksDbAndEachReadIsAPrivateCopy() throws Exception {
-        InternalListState<Long, String, Long> state = list("l");
-        backend.setCurrentKey(1L);
-        state.setCurrentNamespace("n");
+        InternalListState<Long, String, Long> state = listAt("l", 1L);
         state.update(List.of(1L, 2L));
         assertEquals(List.of(1L, 2L), state.get()); // misses and admits
-        column("l").delete(canonicalKey(1L, "n"));
-        long hits = cache().stats().hitCount();
+        assertServedByTheCache(state, "l", canonicalKey(1L, "n"), List.of(1L, 2L));
         List<Long> first = state.getInternal();
-        assertEquals(List.of(1L, 2L), first, "served by the cache after RocksDB lost it");
-        assertEquals(hits + 1, cache().stats().hitCount());
         first.add(99L);
         assertEquals(List.of(1L, 2L), state.getInternal(), "user changes never reach the cache");
     }
 
     @Test
     void appendsToACachedListKeepItEqualToRocksDb() throws Exception {
-        InternalListState<Long, String, Long> state = list("a");
-        backend.setCurrentKey(2L);
-        state.setCurrentNamespace("n");
+        InternalListState<Long, String, Long> state = listAt("a", 2L);
         byte[] key = canonicalKey(2L, "n");
         state.add(0L);
         state.get(); // admitted with no room to spare
@@ -92,17 +109,12 @@ class ListStateCacheTest extends SlotCacheTestBase {
             }
         }
         assertStored("a", key, expected);
-        column("a").delete(key);
-        long hits = cache().stats().hitCount();
-        assertEquals(expected, state.getInternal(), "the appended list, from the cache");
-        assertEquals(hits + 1, cache().stats().hitCount());
+        assertServedByTheCache(state, "a", key, expected);
     }
 
     @Test
     void anAppendAfterAClearOfACachedListStartsANewList() throws Exception {
-        InternalListState<Long, String, Long> state = list("c");
-        backend.setCurrentKey(3L);
-        state.setCurrentNamespace("n");
+        InternalListState<Long, String, Long> state = listAt("c", 3L);
         byte[] key = canonicalKey(3L, "n");
         state.update(List.of(5L, 6L, 7L));
         state.get(); // admitted
@@ -114,15 +126,12 @@ class ListStateCacheTest extends SlotCacheTestBase {
         assertNull(state.get());
         assertNull(column("c").get(key));
         state.addAll(List.of(9L, 10L));
-        column("c").delete(key);
-        assertEquals(List.of(9L, 10L), state.getInternal(), "from the cache");
+        assertServedByTheCache(state, "c", key, List.of(9L, 10L));
     }
 
     @Test
     void aListGrownPastTheAppendLimitLeavesTheCache() throws Exception {
-        InternalListState<Long, String, Long> state = list("big");
-        backend.setCurrentKey(4L);
-        state.setCurrentNamespace("n");
+        InternalListState<Long, String, Long> state = listAt("big", 4L);
         byte[] key = canonicalKey(4L, "n");
         state.add(-1L);
         state.get(); // admitted
@@ -154,8 +163,7 @@ class ListStateCacheTest extends SlotCacheTestBase {
         state.setCurrentNamespace("source");
         assertNull(state.get(), "the merged source is empty in the cache too");
         state.setCurrentNamespace("target");
-        column("m").delete(canonicalKey(5L, "target"));
-        assertEquals(List.of(1L, 2L, 3L), state.getInternal(), "the merged target, cached");
+        assertServedByTheCache(state, "m", canonicalKey(5L, "target"), List.of(1L, 2L, 3L));
     }
 
     @Test

@@ -76,34 +76,36 @@ final class CachedValue {
      * merge does (an absent value becomes the operand alone); false if the array has no room.
      */
     boolean append(byte delimiter, byte[] operand) {
-        if (absent) {
-            return overwrite(operand);
-        }
-        int appended = length + 1 + operand.length;
+        int appended = appendedLength(operand);
         if (appended > serialized.length) {
             return false;
         }
-        serialized[length] = delimiter;
-        System.arraycopy(operand, 0, serialized, length + 1, operand.length);
+        writeAppended(serialized, delimiter, operand);
         length = appended;
+        absent = false;
         return true;
     }
 
     /** The serialized value with {@code delimiter} and {@code operand} appended, in a new array. */
     byte[] appendedCopy(byte delimiter, byte[] operand, int capacity) {
         byte[] grown = new byte[capacity];
-        if (absent) {
-            System.arraycopy(operand, 0, grown, 0, operand.length);
-            return grown;
-        }
-        System.arraycopy(serialized, 0, grown, 0, length);
-        grown[length] = delimiter;
-        System.arraycopy(operand, 0, grown, length + 1, operand.length);
+        System.arraycopy(serialized, 0, grown, 0, absent ? 0 : length);
+        writeAppended(grown, delimiter, operand);
         return grown;
     }
 
     /** The length of the value {@link #append} would make. */
     int appendedLength(byte[] operand) {
         return absent ? operand.length : length + 1 + operand.length;
+    }
+
+    /** Writes the delimiter (unless absent) and the operand after the value's bytes in target. */
+    private void writeAppended(byte[] target, byte delimiter, byte[] operand) {
+        int at = 0;
+        if (!absent) {
+            target[length] = delimiter;
+            at = length + 1;
+        }
+        System.arraycopy(operand, 0, target, at, operand.length);
     }
 }
