@@ -4,8 +4,7 @@ import java.util.Arrays;
 
 /**
  * Decides whether a value read after a miss enters a full {@link DecodedValueCache}: only a key
- * that already missed since the doorkeeper was last cleared does (TinyLFU's doorkeeper, in front of
- * Caffeine's own admission).
+ * that already missed since the doorkeeper was last cleared does (TinyLFU's doorkeeper).
  *
  * <p>Why: once the cache is full, every admission evicts an entry, and under spread-out access
  * (uniform keys over more state than the cache holds) nearly every admitted key is evicted before

@@ -7,10 +7,10 @@ package io.streamfusion.backend.cache;
  * private copy.
  *
  * <p>Why mutable: every entry belongs to one state of one keyed backend, which only its task thread
- * reads and writes, so a write to a cached key changes the entry in place. That is a cache read
- * instead of a cache write, which in Caffeine would run its maintenance (buffer drains, reordering)
- * on every record of a read-modify-write. An entry evicted meanwhile by another thread's
- * maintenance is simply written in vain: the next read misses and reads RocksDB.
+ * reads and writes, so a write to a cached key changes the entry in place, outside the cache's
+ * locks: a lookup instead of a cache write, which would also replace the entry and weigh it again
+ * on every record of a read-modify-write. An entry evicted meanwhile by another thread is simply
+ * written in vain: the next read misses and reads RocksDB.
  *
  * <p>Why bytes for mutable types: a written value is then copied into the entry's own array, so a
  * write stores no new object reference into an entry that has long been in the old generation.

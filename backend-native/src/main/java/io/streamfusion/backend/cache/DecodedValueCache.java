@@ -1,14 +1,10 @@
 package io.streamfusion.backend.cache;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Policy;
-import com.github.benmanes.caffeine.cache.RemovalCause;
-import com.github.benmanes.caffeine.cache.stats.CacheStats;
-
 import javax.annotation.Nullable;
 
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -17,6 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * keyed by the owning state's cache id and the canonical key bytes; a state that changes
  * serializers takes a new id, so its old entries can never be read again.
  *
+ * <p>The task threads of a slot share the cache, so it is split into {@link CacheSegment}s, each
+ * behind its own lock and holding an equal share of the capacity, chosen by the key's hash.
+ *
  * <p>A cache given a {@link BlockCacheLender} grows past its own share into block cache that
  * RocksDB leaves idle, and shrinks back when RocksDB needs it ({@link IdleMemoryLoan}), checked
  * every {@link #CHECK_INTERVAL_KEYS} keys the slot's backends are set to ({@link #countKey}), so
@@ -24,14 +23,27 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class DecodedValueCache {
 
-    /** Rough per-entry overhead of the cache's own objects, added to the serialized sizes. */
+    /**
+     * Rough per-entry overhead, added to the key and serialized value sizes: a table slot of 32
+     * bytes at up to two-thirds load, two references, and the {@link CachedValue} object.
+     */
     static final int ENTRY_OVERHEAD_BYTES = 96;
 
     /** Keys between two checks of the loan: about a tenth of a second of a busy task thread. */
     static final int CHECK_INTERVAL_KEYS = 1 << 15;
 
-    private final Cache<Key, CachedValue> entries;
-    private final Policy<Key, CachedValue> policy;
+    /** The most segments a cache is split into: enough for the task threads of a slot. */
+    static final int MAX_SEGMENTS = 16;
+
+    /** The least capacity of a segment, so that a cached list of 64 KiB fits many times over. */
+    static final long MIN_SEGMENT_BYTES = 4 << 20;
+
+    private final CacheSegment[] segments;
+    private final int segmentShift;
+
+    /** The owning keyed backend of each state id, to drop a backend's entries when it goes. */
+    private final Map<Long, Long> stateOwners = new ConcurrentHashMap<>();
+
     private final long ownBytes;
     @Nullable private final BlockCacheLender lender;
     private volatile long capacityBytes;
@@ -64,35 +76,35 @@ public final class DecodedValueCache {
         this.capacityBytes = ownBytes;
         this.lender = lender;
         this.doorkeeper = new AdmissionDoorkeeper(ownBytes);
-        this.entries =
-                Caffeine.newBuilder()
-                        .maximumWeight(capacityBytes)
-                        .weigher(
-                                (Key key, CachedValue value) ->
-                                        key.length + value.weighedBytes + ENTRY_OVERHEAD_BYTES)
-                        .evictionListener(
-                                (Key key, CachedValue value, RemovalCause cause) -> {
-                                    if (cause == RemovalCause.SIZE) {
-                                        full = true;
-                                        sizeEvictions.incrementAndGet();
-                                    }
-                                })
-                        // Maintenance on the calling thread: no background threads, deterministic
-                        // tests.
-                        .executor(Runnable::run)
-                        .recordStats()
-                        .build();
-        this.policy = entries.policy();
+        int segmentCount =
+                Integer.highestOneBit(
+                        (int) Math.max(1, Math.min(MAX_SEGMENTS, ownBytes / MIN_SEGMENT_BYTES)));
+        this.segments = new CacheSegment[segmentCount];
+        for (int i = 0; i < segmentCount; i++) {
+            segments[i] = new CacheSegment(ownBytes / segmentCount);
+        }
+        this.segmentShift = Long.SIZE - Integer.numberOfTrailingZeros(segmentCount);
     }
 
-    /** A fresh id for a state (or a state re-registered with other serializers). */
-    public long newStateId() {
-        return nextId.incrementAndGet();
+    /**
+     * A fresh id for a state of the keyed backend {@code owner} (or a state re-registered with
+     * other serializers). Ids are unique within the cache, so they alone tell states apart.
+     */
+    public long newStateId(long owner) {
+        long id = nextId.incrementAndGet();
+        stateOwners.put(id, owner);
+        return id;
     }
 
-    /** The entry of a cached key for a read (counted, refreshes its recency), or null. */
-    CachedValue read(long stateId, long owner, byte[] key) {
-        return entries.getIfPresent(new Key(stateId, owner, key));
+    /** The entry of a cached key for a read (counted, marked as used), or null. */
+    CachedValue read(long stateId, byte[] key) {
+        long hash = CacheKeyBytes.hash(stateId, key);
+        return segment(hash).read(stateId, key, (int) hash);
+    }
+
+    /** The segment of a hash: its top bits, as a segment's table uses its low ones. */
+    private CacheSegment segment(long hash) {
+        return segments.length == 1 ? segments[0] : segments[(int) (hash >>> segmentShift)];
     }
 
     /** Counts a key a backend of the slot was set to; checks the loan every so many. */
@@ -135,44 +147,67 @@ public final class DecodedValueCache {
         }
         capacityBytes = capacity;
         doorkeeper = new AdmissionDoorkeeper(capacity);
-        policy.eviction().ifPresent(eviction -> eviction.setMaximum(capacity));
+        for (CacheSegment segment : segments) {
+            countEvictions(segment.setCapacity(capacity / segments.length));
+        }
+    }
+
+    private void countEvictions(int evicted) {
+        if (evicted > 0) {
+            full = true;
+            sizeEvictions.addAndGet(evicted);
+        }
     }
 
     /**
      * The entry of a cached key for a write to change in place, or null. Neither counted as a hit
      * nor a miss, nor a use of the entry: only reads say what the cache is worth.
      */
-    CachedValue entryToWrite(long stateId, long owner, byte[] key) {
-        return policy.getIfPresentQuietly(new Key(stateId, owner, key));
+    CachedValue entryToWrite(long stateId, byte[] key) {
+        long hash = CacheKeyBytes.hash(stateId, key);
+        return segment(hash).peek(stateId, key, (int) hash);
     }
 
     /**
      * Admits a value read after a miss. Once the cache is full, a key enters only when it misses a
      * second time within the {@link AdmissionDoorkeeper}'s window.
      */
-    void admit(long stateId, long owner, byte[] key, CachedValue value) {
-        Key entry = new Key(stateId, owner, key);
-        if (full && !doorkeeper.admit(entry.hash)) {
+    void admit(long stateId, byte[] key, CachedValue value) {
+        long hash = CacheKeyBytes.hash(stateId, key);
+        if (full && !doorkeeper.admit((int) hash)) {
             return;
         }
-        entries.put(entry, value);
+        countEvictions(segment(hash).put(stateId, key, (int) hash, value, false));
     }
 
     /**
      * Gives a cached key a value larger than its entry was weighed at: a new entry, weighed anew.
      * An absent key stays absent (writes never admit).
      */
-    void reweigh(long stateId, long owner, byte[] key, CachedValue value) {
-        entries.asMap().replace(new Key(stateId, owner, key), value);
+    void reweigh(long stateId, byte[] key, CachedValue value) {
+        long hash = CacheKeyBytes.hash(stateId, key);
+        countEvictions(segment(hash).put(stateId, key, (int) hash, value, true));
     }
 
-    void invalidate(long stateId, long owner, byte[] key) {
-        entries.invalidate(new Key(stateId, owner, key));
+    void invalidate(long stateId, byte[] key) {
+        long hash = CacheKeyBytes.hash(stateId, key);
+        segment(hash).remove(stateId, key, (int) hash);
     }
 
     /** Drops every entry of one keyed backend, when it is disposed. */
     public void invalidateOwner(long owner) {
-        entries.asMap().keySet().removeIf(key -> key.owner == owner);
+        long[] states =
+                stateOwners.entrySet().stream()
+                        .filter(state -> state.getValue() == owner)
+                        .mapToLong(Map.Entry::getKey)
+                        .sorted()
+                        .toArray();
+        for (CacheSegment segment : segments) {
+            segment.removeStates(state -> Arrays.binarySearch(states, state) >= 0);
+        }
+        for (long state : states) {
+            stateOwners.remove(state);
+        }
         full = false;
     }
 
@@ -186,71 +221,21 @@ public final class DecodedValueCache {
         return capacityBytes - ownBytes;
     }
 
+    /** The bytes the cached entries are weighed at. */
     public long weightedBytes() {
-        return entries.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+        long weighted = 0;
+        for (CacheSegment segment : segments) {
+            weighted += segment.weight();
+        }
+        return weighted;
     }
 
-    public CacheStats stats() {
-        return entries.stats();
-    }
-
-    /**
-     * Cache key: state id, owning backend, canonical key bytes. The first 16 bytes are held in the
-     * key object itself, and the array only for longer keys: a lookup in a cache of a million keys
-     * is bound by memory latency, and comparing a short key then costs no load of another object.
-     */
-    private static final class Key {
-        private static final int INLINE_BYTES = 2 * Long.BYTES;
-
-        final long stateId;
-        final long owner;
-        final long head0;
-        final long head1;
-        final int length;
-
-        /** The whole key if longer than {@link #INLINE_BYTES}, else null. */
-        @Nullable final byte[] longKey;
-
-        final int hash;
-
-        Key(long stateId, long owner, byte[] bytes) {
-            this.stateId = stateId;
-            this.owner = owner;
-            this.length = bytes.length;
-            this.head0 = packed(bytes, 0);
-            this.head1 = packed(bytes, Long.BYTES);
-            this.longKey = bytes.length > INLINE_BYTES ? bytes : null;
-            this.hash = 31 * Long.hashCode(stateId) + Arrays.hashCode(bytes);
+    /** Hits, misses and evictions so far, summed over the segments. */
+    public ValueCacheStats stats() {
+        ValueCacheStats stats = new ValueCacheStats(0, 0, 0);
+        for (CacheSegment segment : segments) {
+            stats = stats.plus(segment.stats());
         }
-
-        /** Up to eight bytes of {@code bytes} from {@code from}, zero past its end. */
-        private static long packed(byte[] bytes, int from) {
-            long packed = 0;
-            int end = Math.min(bytes.length, from + Long.BYTES);
-            for (int i = from; i < end; i++) {
-                packed = (packed << 8) | (bytes[i] & 0xFF);
-            }
-            return packed;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            if (!(other instanceof Key)) {
-                return false;
-            }
-            Key that = (Key) other;
-            return hash == that.hash
-                    && stateId == that.stateId
-                    && owner == that.owner
-                    && length == that.length
-                    && head0 == that.head0
-                    && head1 == that.head1
-                    && (longKey == null || Arrays.equals(longKey, that.longKey));
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
+        return stats;
     }
 }

@@ -64,7 +64,7 @@ public final class StateValueCache<V> {
     public void useSerializer(TypeSerializer<V> newSerializer) {
         this.serializer = newSerializer;
         this.immutable = newSerializer.isImmutableType();
-        this.stateId = cache.newStateId();
+        this.stateId = cache.newStateId(owner);
     }
 
     /** What {@link #lookup} returns for a key the cache does not know. */
@@ -75,7 +75,7 @@ public final class StateValueCache<V> {
      * cached as having no value (deleted while cached), or {@link #NOT_CACHED}.
      */
     public Object lookup(byte[] key) throws IOException {
-        CachedValue entry = cache.read(stateId, owner, key);
+        CachedValue entry = cache.read(stateId, key);
         if (entry == null) {
             return NOT_CACHED;
         }
@@ -109,7 +109,6 @@ public final class StateValueCache<V> {
     public void admitRead(byte[] key, V value, byte[] stored) {
         cache.admit(
                 stateId,
-                owner,
                 key,
                 immutable
                         ? CachedValue.decoded(value, stored.length)
@@ -124,19 +123,19 @@ public final class StateValueCache<V> {
      * that is not cached stays out: only reads admit, so a stream of writes costs one lookup each.
      */
     public void afterWrite(byte[] key, V value, byte[] serialized) {
-        CachedValue entry = cache.entryToWrite(stateId, owner, key);
+        CachedValue entry = cache.entryToWrite(stateId, key);
         if (entry == null) {
             return;
         }
         if (!immutable) {
             if (!entry.overwrite(serialized)) {
-                cache.reweigh(stateId, owner, key, CachedValue.serialized(serialized));
+                cache.reweigh(stateId, key, CachedValue.serialized(serialized));
             }
         } else if (serialized.length <= entry.weighedBytes) {
             entry.decoded = value;
             entry.absent = false;
         } else {
-            cache.reweigh(stateId, owner, key, CachedValue.decoded(value, serialized.length));
+            cache.reweigh(stateId, key, CachedValue.decoded(value, serialized.length));
         }
     }
 
@@ -148,19 +147,18 @@ public final class StateValueCache<V> {
      * cache.
      */
     public void afterAppend(byte[] key, byte delimiter, byte[] operand) {
-        CachedValue entry = cache.entryToWrite(stateId, owner, key);
+        CachedValue entry = cache.entryToWrite(stateId, key);
         if (entry == null || entry.append(delimiter, operand)) {
             return;
         }
         int length = entry.appendedLength(operand);
         if (length > MAX_APPENDED_BYTES) {
-            cache.invalidate(stateId, owner, key);
+            cache.invalidate(stateId, key);
             return;
         }
         int capacity = Math.min(MAX_APPENDED_BYTES, length + (length >> 1));
         cache.reweigh(
                 stateId,
-                owner,
                 key,
                 CachedValue.serialized(entry.appendedCopy(delimiter, operand, capacity), length));
     }
@@ -170,13 +168,13 @@ public final class StateValueCache<V> {
      * has no value, so the next read, typically before the next write, costs no native call.
      */
     public void afterDelete(byte[] key) {
-        CachedValue entry = cache.entryToWrite(stateId, owner, key);
+        CachedValue entry = cache.entryToWrite(stateId, key);
         if (entry != null) {
             entry.absent = true;
         }
     }
 
     public void invalidate(byte[] key) {
-        cache.invalidate(stateId, owner, key);
+        cache.invalidate(stateId, key);
     }
 }

@@ -1,0 +1,275 @@
+package io.streamfusion.backend.cache;
+
+import java.util.Arrays;
+import java.util.function.LongPredicate;
+
+/**
+ * One lock's share of the {@link DecodedValueCache}: a hash table with open addressing and linear
+ * probing, bounded in bytes, evicting with CLOCK (second chance).
+ *
+ * <p>Why this layout: a cached read of a million keys is bound by memory latency, so the table
+ * keeps everything a lookup compares in one run of four longs per slot (tag, state id and the key's
+ * first 16 bytes), and a hit then loads that run, the entry's reference and the entry. A linked
+ * access order would add loads and stores of two neighbours on every hit; CLOCK sets one bit in the
+ * run already loaded, and only when it is not set yet.
+ *
+ * <p>Deletion shifts the following run of the probe sequence back (no tombstones), so a miss stops
+ * at the first empty slot. Every method holds the segment's monitor; the entries it returns are
+ * read and written by their state's task thread without it ({@link CachedValue}).
+ */
+final class CacheSegment {
+
+    private static final int STRIDE = 4;
+    private static final int STATE_ID = 1;
+    private static final int HEAD0 = 2;
+    private static final int HEAD1 = 3;
+
+    /** Tag bits: the hash in the upper half, the key's length, referenced, occupied. */
+    private static final long OCCUPIED = 1L;
+
+    private static final long REFERENCED = 2L;
+    private static final int LENGTH_SHIFT = 8;
+
+    /** The longest key a tag can hold; longer keys are never cached. */
+    static final int MAX_KEY_BYTES = (1 << 24) - 1;
+
+    private static final int INITIAL_SLOTS = 64;
+
+    private long[] slots;
+    private CachedValue[] values;
+
+    /** The whole key of a slot whose key is longer than {@link CacheKeyBytes#INLINE_BYTES}. */
+    private byte[][] longKeys;
+
+    private int mask;
+    private int size;
+    private long weight;
+    private long capacity;
+    private int hand;
+
+    private long hits;
+    private long misses;
+    private long evictions;
+
+    CacheSegment(long capacity) {
+        this.capacity = capacity;
+        allocate(INITIAL_SLOTS);
+    }
+
+    private void allocate(int slotCount) {
+        slots = new long[slotCount * STRIDE];
+        values = new CachedValue[slotCount];
+        longKeys = new byte[slotCount][];
+        mask = slotCount - 1;
+        hand = 0;
+    }
+
+    /** The entry of a key for a read, counted as a hit or a miss and marked as used; or null. */
+    synchronized CachedValue read(long stateId, byte[] key, int hash) {
+        int slot = find(stateId, key, hash);
+        if (slot < 0) {
+            misses++;
+            return null;
+        }
+        hits++;
+        int at = slot * STRIDE;
+        long tag = slots[at];
+        if ((tag & REFERENCED) == 0) {
+            slots[at] = tag | REFERENCED;
+        }
+        return values[slot];
+    }
+
+    /** The entry of a key without counting or marking it, or null. */
+    synchronized CachedValue peek(long stateId, byte[] key, int hash) {
+        int slot = find(stateId, key, hash);
+        return slot < 0 ? null : values[slot];
+    }
+
+    /**
+     * Gives a key the entry {@code value}, replacing its entry if it has one; with {@code
+     * onlyIfPresent}, an absent key stays absent. Evicts until the segment is within its capacity.
+     *
+     * @return how many entries were evicted
+     */
+    synchronized int put(
+            long stateId, byte[] key, int hash, CachedValue value, boolean onlyIfPresent) {
+        long entryWeight = weigh(key.length, value);
+        int slot = find(stateId, key, hash);
+        if (entryWeight > capacity || key.length > MAX_KEY_BYTES) {
+            if (slot >= 0) {
+                removeAt(slot);
+            }
+            return 0;
+        }
+        if (slot >= 0) {
+            weight += entryWeight - weigh(slot);
+            values[slot] = value;
+        } else if (onlyIfPresent) {
+            return 0;
+        } else {
+            if ((size + 1) * 3L > (mask + 1) * 2L) {
+                resize((mask + 1) * 2, id -> true);
+            }
+            slot = insert(stateId, key, hash);
+            values[slot] = value;
+            longKeys[slot] = key.length > CacheKeyBytes.INLINE_BYTES ? key : null;
+            size++;
+            weight += entryWeight;
+        }
+        return evictOverCapacity();
+    }
+
+    synchronized void remove(long stateId, byte[] key, int hash) {
+        int slot = find(stateId, key, hash);
+        if (slot >= 0) {
+            removeAt(slot);
+        }
+    }
+
+    /** Drops the entries of every state {@code stateIds} accepts. */
+    synchronized void removeStates(LongPredicate stateIds) {
+        resize(mask + 1, id -> !stateIds.test(id));
+    }
+
+    /**
+     * Sets the capacity, evicting down to it.
+     *
+     * @return how many entries were evicted
+     */
+    synchronized int setCapacity(long bytes) {
+        capacity = bytes;
+        return evictOverCapacity();
+    }
+
+    synchronized long weight() {
+        return weight;
+    }
+
+    synchronized ValueCacheStats stats() {
+        return new ValueCacheStats(hits, misses, evictions);
+    }
+
+    private int find(long stateId, byte[] key, int hash) {
+        long tag = tag(hash, key.length);
+        long head0 = CacheKeyBytes.head(key, 0);
+        long head1 = CacheKeyBytes.head(key, Long.BYTES);
+        for (int slot = hash & mask; ; slot = (slot + 1) & mask) {
+            int at = slot * STRIDE;
+            long slotTag = slots[at] & ~REFERENCED;
+            if (slotTag == 0) {
+                return -1;
+            }
+            if (slotTag == tag
+                    && slots[at + STATE_ID] == stateId
+                    && slots[at + HEAD0] == head0
+                    && slots[at + HEAD1] == head1
+                    && (key.length <= CacheKeyBytes.INLINE_BYTES
+                            || Arrays.equals(longKeys[slot], key))) {
+                return slot;
+            }
+        }
+    }
+
+    private static long tag(int hash, int length) {
+        return ((long) hash << 32) | ((long) length << LENGTH_SHIFT) | OCCUPIED;
+    }
+
+    /** Writes a key, not referenced yet, into the first free slot of its probe sequence. */
+    private int insert(long stateId, byte[] key, int hash) {
+        int slot = freeSlotFrom(hash);
+        int at = slot * STRIDE;
+        slots[at] = tag(hash, key.length);
+        slots[at + STATE_ID] = stateId;
+        slots[at + HEAD0] = CacheKeyBytes.head(key, 0);
+        slots[at + HEAD1] = CacheKeyBytes.head(key, Long.BYTES);
+        return slot;
+    }
+
+    private int freeSlotFrom(int hash) {
+        int slot = hash & mask;
+        while (slots[slot * STRIDE] != 0) {
+            slot = (slot + 1) & mask;
+        }
+        return slot;
+    }
+
+    /**
+     * Rebuilds the table with {@code slotCount} slots, keeping the entries of the states {@code
+     * keep} accepts, with their referenced bits.
+     */
+    private void resize(int slotCount, LongPredicate keep) {
+        long[] oldSlots = slots;
+        CachedValue[] oldValues = values;
+        byte[][] oldLongKeys = longKeys;
+        allocate(slotCount);
+        size = 0;
+        weight = 0;
+        for (int slot = 0; slot < oldValues.length; slot++) {
+            int at = slot * STRIDE;
+            long tag = oldSlots[at];
+            if (tag == 0 || !keep.test(oldSlots[at + STATE_ID])) {
+                continue;
+            }
+            int to = freeSlotFrom((int) (tag >>> 32));
+            System.arraycopy(oldSlots, at, slots, to * STRIDE, STRIDE);
+            values[to] = oldValues[slot];
+            longKeys[to] = oldLongKeys[slot];
+            size++;
+            weight += weigh(to);
+        }
+    }
+
+    private int evictOverCapacity() {
+        int evicted = 0;
+        while (weight > capacity && size > 0) {
+            int at = hand * STRIDE;
+            long tag = slots[at];
+            if (tag == 0) {
+                hand = (hand + 1) & mask;
+            } else if ((tag & REFERENCED) != 0) {
+                slots[at] = tag & ~REFERENCED;
+                hand = (hand + 1) & mask;
+            } else {
+                // The shift moves only entries from after the hand to the hand or after it, so
+                // the hand passes none of them.
+                removeAt(hand);
+                evicted++;
+            }
+        }
+        evictions += evicted;
+        return evicted;
+    }
+
+    /** Empties a slot and shifts back the entries after it that probed past it. */
+    private void removeAt(int removed) {
+        weight -= weigh(removed);
+        size--;
+        int hole = removed;
+        for (int next = (hole + 1) & mask; ; next = (next + 1) & mask) {
+            long tag = slots[next * STRIDE];
+            if (tag == 0) {
+                break;
+            }
+            int home = (int) (tag >>> 32) & mask;
+            if (((next - home) & mask) >= ((next - hole) & mask)) {
+                System.arraycopy(slots, next * STRIDE, slots, hole * STRIDE, STRIDE);
+                values[hole] = values[next];
+                longKeys[hole] = longKeys[next];
+                hole = next;
+            }
+        }
+        Arrays.fill(slots, hole * STRIDE, hole * STRIDE + STRIDE, 0L);
+        values[hole] = null;
+        longKeys[hole] = null;
+    }
+
+    private long weigh(int slot) {
+        int length = (int) (slots[slot * STRIDE] >>> LENGTH_SHIFT) & MAX_KEY_BYTES;
+        return weigh(length, values[slot]);
+    }
+
+    private static long weigh(int keyLength, CachedValue value) {
+        return (long) keyLength + value.weighedBytes + DecodedValueCache.ENTRY_OVERHEAD_BYTES;
+    }
+}
