@@ -34,6 +34,10 @@ public final class StateValueCache<V> {
     private long stateId;
     private TypeSerializer<V> serializer;
     private boolean immutable;
+
+    /** Whether a value was offered since the state took its id: else the cache holds none. */
+    private boolean offered;
+
     private final DataInputDeserializer serializedIn = new DataInputDeserializer();
     private final StoredBytesDecoder<V> bytesDecoder;
 
@@ -65,6 +69,7 @@ public final class StateValueCache<V> {
         this.serializer = newSerializer;
         this.immutable = newSerializer.isImmutableType();
         this.stateId = cache.newStateId(owner);
+        this.offered = false;
     }
 
     /** What {@link #lookup} returns for a key the cache does not know. */
@@ -89,6 +94,31 @@ public final class StateValueCache<V> {
         return bytesDecoder.decode(serializedIn);
     }
 
+    /** What the cache knows of a key's presence, for a map's {@code contains}. */
+    public enum Presence {
+        PRESENT,
+        ABSENT,
+        UNKNOWN
+    }
+
+    /** Whether {@code key} has a value, as far as the cache knows; a hit or a miss. */
+    public Presence presence(byte[] key) {
+        CachedValue entry = cache.read(stateId, key);
+        if (entry == null) {
+            return Presence.UNKNOWN;
+        }
+        return entry.absent ? Presence.ABSENT : Presence.PRESENT;
+    }
+
+    /**
+     * Whether the cache may hold entries of this state: false until a read offers one. A state
+     * whose keys the cache cannot enumerate (a map's {@code clear} deletes a prefix) only needs to
+     * find its cached keys when this is true.
+     */
+    public boolean mayHoldEntries() {
+        return offered;
+    }
+
     /** The cached value for {@code key} (a private copy for mutable types), or null. */
     public V get(byte[] key) throws IOException {
         Object cached = lookup(key);
@@ -107,6 +137,7 @@ public final class StateValueCache<V> {
      * since the cache keeps either an immutable value or the bytes.
      */
     public void admitRead(byte[] key, V value, byte[] stored) {
+        offered = true;
         cache.admit(
                 stateId,
                 key,

@@ -111,6 +111,18 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
      */
     @Nullable
     protected final V readValue(byte[] key) throws IOException {
+        return readThrough(cache, key, valueDecoder);
+    }
+
+    /**
+     * The value stored under {@code key}, or null, from {@code cache} if it holds the key, else
+     * from RocksDB, decoded with {@code decoder} and offered to {@code cache}. The one read path of
+     * every cached kind: {@link #readValue}, and a map's entries.
+     */
+    @Nullable
+    protected final <T> T readThrough(
+            @Nullable StateValueCache<T> cache, byte[] key, StoredValueDecoding.Decoder<T> decoder)
+            throws IOException {
         if (cache != null) {
             Object cached = cache.lookup(key);
             if (cached != StateValueCache.NOT_CACHED) {
@@ -121,17 +133,23 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
         if (bytes == null) {
             return null;
         }
-        V value = decodeStored(key, bytes, valueDecoder);
-        if (cache == null) {
-            return value;
+        T value = decodeStored(key, bytes, decoder);
+        if (cache != null) {
+            cache.admitRead(key, value, bytes);
         }
-        cache.admitRead(key, value, bytes);
         return value;
     }
 
     /** Writes {@code value} to RocksDB first, then keeps the cache current (write-through). */
     protected final void writeValue(byte[] key, V value) {
-        byte[] bytes = serializeValue(value);
+        writeThrough(cache, key, value, serializeValue(value));
+    }
+
+    /**
+     * Writes {@code value}, stored as {@code bytes}, to RocksDB, then keeps {@code cache} current.
+     */
+    protected final <T> void writeThrough(
+            @Nullable StateValueCache<T> cache, byte[] key, T value, byte[] bytes) {
         columnFamily.put(key, bytes);
         if (cache != null) {
             cache.afterWrite(key, value, bytes);
@@ -151,6 +169,11 @@ public abstract class AbstractStreamFusionState<K, N, V> implements InternalKvSt
 
     /** Deletes the value under {@code key} from RocksDB and the cache. */
     protected final void deleteValue(byte[] key) {
+        deleteThrough(cache, key);
+    }
+
+    /** Deletes the value under {@code key} from RocksDB, then marks it absent in {@code cache}. */
+    protected final <T> void deleteThrough(@Nullable StateValueCache<T> cache, byte[] key) {
         columnFamily.delete(key);
         if (cache != null) {
             cache.afterDelete(key);

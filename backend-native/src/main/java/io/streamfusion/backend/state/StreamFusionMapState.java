@@ -1,5 +1,6 @@
 package io.streamfusion.backend.state;
 
+import io.streamfusion.backend.cache.StateValueCache;
 import io.streamfusion.backend.nativelib.NativeColumnFamily;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -14,6 +15,8 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.flink.util.ResourceGuard;
 import org.apache.flink.util.StateMigrationException;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.AbstractMap;
@@ -30,6 +33,12 @@ import java.util.function.Function;
  * whose value is a null flag byte and the serialized user value, as in Flink's RocksDB backend.
  * Iteration reads the entries under the current prefix in batches; entries can be removed or
  * updated while iterating.
+ *
+ * <p>Entries are read through the slot's decoded-value cache like values ({@link
+ * AbstractStreamFusionState#readThrough}), keyed by their whole stored key. {@link #clear} deletes
+ * a prefix, whose cached entries the cache cannot enumerate, so once the cache may hold entries of
+ * this state, it first reads the prefix's keys and marks each absent, as Flink's RocksDB backend
+ * reads every key it clears.
  */
 public final class StreamFusionMapState<K, N, UK, UV>
         extends AbstractStreamFusionState<K, N, Map<UK, UV>>
@@ -43,6 +52,9 @@ public final class StreamFusionMapState<K, N, UK, UV>
     private final StoredValueDecoding.Decoder<UV> userValueDecoder =
             bytes -> decodeUserValue(bytes, valueIn, userValueSerializer);
 
+    /** The entries' view of the decoded-value cache, or null; set with the serializers. */
+    @Nullable private StateValueCache<UV> entryCache;
+
     public StreamFusionMapState(
             KeyedStateContext<K> context,
             NativeColumnFamily columnFamily,
@@ -55,6 +67,16 @@ public final class StreamFusionMapState<K, N, UK, UV>
         MapSerializer<UK, UV> mapSerializer = (MapSerializer<UK, UV>) newValueSerializer;
         this.userKeySerializer = mapSerializer.getKeySerializer();
         this.userValueSerializer = mapSerializer.getValueSerializer();
+        if (entryCache == null) {
+            entryCache =
+                    context.valueCacheFor(
+                            columnFamily.stateName(),
+                            userValueSerializer,
+                            in -> in.readBoolean() ? null : userValueSerializer.deserialize(in));
+        } else {
+            // A new id: entries decoded with the previous serializer are never returned.
+            entryCache.useSerializer(userValueSerializer);
+        }
     }
 
     private byte[] serializeUserValue(UV value) {
@@ -118,15 +140,17 @@ public final class StreamFusionMapState<K, N, UK, UV>
 
     @Override
     public UV get(UK userKey) throws IOException {
-        byte[] key = currentKeyBytes(userKey, userKeySerializer);
-        byte[] stored = columnFamily.get(key);
-        return stored == null ? null : decodeStored(key, stored, userValueDecoder);
+        return readThrough(
+                entryCache, currentKeyBytes(userKey, userKeySerializer), userValueDecoder);
     }
 
     @Override
     public void put(UK userKey, UV userValue) {
-        columnFamily.put(
-                currentKeyBytes(userKey, userKeySerializer), serializeUserValue(userValue));
+        writeThrough(
+                entryCache,
+                currentKeyBytes(userKey, userKeySerializer),
+                userValue,
+                serializeUserValue(userValue));
     }
 
     @Override
@@ -141,12 +165,17 @@ public final class StreamFusionMapState<K, N, UK, UV>
 
     @Override
     public void remove(UK userKey) {
-        columnFamily.delete(currentKeyBytes(userKey, userKeySerializer));
+        deleteThrough(entryCache, currentKeyBytes(userKey, userKeySerializer));
     }
 
     @Override
     public boolean contains(UK userKey) {
-        return columnFamily.get(currentKeyBytes(userKey, userKeySerializer)) != null;
+        byte[] key = currentKeyBytes(userKey, userKeySerializer);
+        StateValueCache.Presence cached =
+                entryCache == null ? StateValueCache.Presence.UNKNOWN : entryCache.presence(key);
+        return cached == StateValueCache.Presence.UNKNOWN
+                ? columnFamily.get(key) != null
+                : cached == StateValueCache.Presence.PRESENT;
     }
 
     @Override
@@ -156,7 +185,14 @@ public final class StreamFusionMapState<K, N, UK, UV>
 
     @Override
     public void clear() {
-        columnFamily.deletePrefix(currentKeyBytes());
+        byte[] prefix = currentKeyBytes();
+        if (entryCache != null && entryCache.mayHoldEntries()) {
+            PrefixEntries cleared = new PrefixEntries(columnFamily, prefix, ITERATION_BATCH_BYTES);
+            while (cleared.hasNext()) {
+                entryCache.afterDelete(cleared.next().key());
+            }
+        }
+        columnFamily.deletePrefix(prefix);
     }
 
     @Override
@@ -282,7 +318,7 @@ public final class StreamFusionMapState<K, N, UK, UV>
             void remove() {
                 deleted = true;
                 rawValue = null;
-                columnFamily.delete(rawKey);
+                deleteThrough(entryCache, rawKey);
             }
 
             @Override
@@ -331,7 +367,9 @@ public final class StreamFusionMapState<K, N, UK, UV>
                 }
                 UV old = getValue();
                 rawValue = serializeUserValue(value);
-                columnFamily.put(rawKey, rawValue);
+                // A copy: the cache may keep the array it is given and overwrite it in place
+                // with a later write, which this entry must not see.
+                writeThrough(entryCache, rawKey, value, rawValue.clone());
                 return old;
             }
         }
