@@ -18,8 +18,6 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
@@ -42,13 +40,9 @@ class DecodedValueCacheTest extends SlotCacheTestBase {
     }
 
     private byte[] canonicalKey(long key) {
-        SerializedCompositeKeyBuilder<Long> builder =
-                new SerializedCompositeKeyBuilder<>(
-                        LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
-        builder.setKeyAndKeyGroup(
-                key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
-        return builder.buildCompositeKeyNamespace(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+        return keyBuilder(key)
+                .buildCompositeKeyNamespace(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE);
     }
 
     @Test

@@ -6,9 +6,7 @@ import io.streamfusion.backend.nativelib.NativeColumnFamily;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.ListDelimitedSerializer;
-import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.internal.InternalListState;
 
 import org.junit.jupiter.api.Test;
@@ -62,12 +60,7 @@ class ListStateCacheTest extends SlotCacheTestBase {
     }
 
     private byte[] canonicalKey(long key, String namespace) {
-        SerializedCompositeKeyBuilder<Long> builder =
-                new SerializedCompositeKeyBuilder<>(
-                        LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
-        builder.setKeyAndKeyGroup(
-                key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
-        return builder.buildCompositeKeyNamespace(namespace, StringSerializer.INSTANCE);
+        return keyBuilder(key).buildCompositeKeyNamespace(namespace, StringSerializer.INSTANCE);
     }
 
     private NativeColumnFamily column(String name) {

@@ -7,8 +7,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 
 import org.junit.jupiter.api.Test;
@@ -48,17 +46,26 @@ class MapStateCacheTest extends SlotCacheTestBase {
 
     /** The stored key of a user key of the current namespace "n". */
     private byte[] entryKey(long key, long userKey) throws Exception {
-        SerializedCompositeKeyBuilder<Long> builder =
-                new SerializedCompositeKeyBuilder<>(
-                        LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
-        builder.setKeyAndKeyGroup(
-                key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
-        return builder.buildCompositeKeyNamesSpaceUserKey(
-                "n", StringSerializer.INSTANCE, userKey, LongSerializer.INSTANCE);
+        return keyBuilder(key)
+                .buildCompositeKeyNamesSpaceUserKey(
+                        "n", StringSerializer.INSTANCE, userKey, LongSerializer.INSTANCE);
     }
 
     private NativeColumnFamily column(String name) {
         return backend.nativeColumns().get(name);
+    }
+
+    /** The map of {@code key}, with {@code userKeys} put (each user key times ten) and read. */
+    private InternalMapState<Long, String, Long, Long> withCachedEntries(long key, long... userKeys)
+            throws Exception {
+        InternalMapState<Long, String, Long, Long> map = longs(key);
+        for (long userKey : userKeys) {
+            map.put(userKey, userKey * 10);
+        }
+        for (long userKey : userKeys) {
+            map.get(userKey);
+        }
+        return map;
     }
 
     /** Deletes every stored entry of the state behind the cache's back. */
@@ -107,14 +114,8 @@ class MapStateCacheTest extends SlotCacheTestBase {
 
     @Test
     void clearMarksEveryCachedEntryOfTheMapAbsentAndNoOtherMap() throws Exception {
-        InternalMapState<Long, String, Long, Long> map = longs(3);
-        map.put(30L, 300L);
-        map.put(31L, 310L);
-        map.get(30L);
-        map.get(31L);
-        InternalMapState<Long, String, Long, Long> other = longs(4);
-        other.put(30L, 400L);
-        other.get(30L);
+        withCachedEntries(4, 30L);
+        withCachedEntries(3, 30L, 31L);
 
         longs(3).clear();
         column("longs").put(entryKey(3, 30L), new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 1});
@@ -125,16 +126,12 @@ class MapStateCacheTest extends SlotCacheTestBase {
         assertEquals(311L, cleared.get(31L));
 
         forgetInRocksDb("longs", 4, 30L);
-        assertEquals(400L, longs(4).get(30L), "another key's map keeps its cached entry");
+        assertEquals(300L, longs(4).get(30L), "another key's map keeps its cached entry");
     }
 
     @Test
     void anIteratorsRemoveAndSetValueKeepCachedEntriesCurrent() throws Exception {
-        InternalMapState<Long, String, Long, Long> map = longs(5);
-        map.put(50L, 500L);
-        map.put(51L, 510L);
-        map.get(50L);
-        map.get(51L);
+        InternalMapState<Long, String, Long, Long> map = withCachedEntries(5, 50L, 51L);
         Iterator<Map.Entry<Long, Long>> entries = map.iterator();
         Map.Entry<Long, Long> first = entries.next();
         first.setValue(501L);

@@ -4,6 +4,8 @@ import io.streamfusion.backend.cache.DecodedValueCache;
 
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,5 +38,15 @@ abstract class SlotCacheTestBase {
 
     DecodedValueCache cache() {
         return backend.slotCacheForTests();
+    }
+
+    /** A builder of the backend's stored keys, set to {@code key} and its key group. */
+    SerializedCompositeKeyBuilder<Long> keyBuilder(long key) {
+        SerializedCompositeKeyBuilder<Long> builder =
+                new SerializedCompositeKeyBuilder<>(
+                        LongSerializer.INSTANCE, backend.getKeyGroupPrefixBytes(), 16);
+        builder.setKeyAndKeyGroup(
+                key, KeyGroupRangeAssignment.assignToKeyGroup(key, backend.getNumberOfKeyGroups()));
+        return builder;
     }
 }
