@@ -39,7 +39,6 @@ public final class DecodedValueCache {
     static final long MIN_SEGMENT_BYTES = 4 << 20;
 
     private final CacheSegment[] segments;
-    private final int segmentShift;
 
     /** The owning keyed backend of each state id, to drop a backend's entries when it goes. */
     private final Map<Long, Long> stateOwners = new ConcurrentHashMap<>();
@@ -83,7 +82,6 @@ public final class DecodedValueCache {
         for (int i = 0; i < segmentCount; i++) {
             segments[i] = new CacheSegment(ownBytes / segmentCount);
         }
-        this.segmentShift = Long.SIZE - Integer.numberOfTrailingZeros(segmentCount);
     }
 
     /**
@@ -102,9 +100,9 @@ public final class DecodedValueCache {
         return segment(hash).read(stateId, key, (int) hash);
     }
 
-    /** The segment of a hash: its top bits, as a segment's table uses its low ones. */
+    /** The segment of a hash: by its upper half, as a segment's table uses the lower one. */
     private CacheSegment segment(long hash) {
-        return segments.length == 1 ? segments[0] : segments[(int) (hash >>> segmentShift)];
+        return segments[(int) (hash >>> Integer.SIZE) & (segments.length - 1)];
     }
 
     /** Counts a key a backend of the slot was set to; checks the loan every so many. */

@@ -35,7 +35,11 @@ public final class StateValueCache<V> {
     private TypeSerializer<V> serializer;
     private boolean immutable;
 
-    /** Whether a value was offered since the state took its id: else the cache holds none. */
+    /**
+     * Whether a value was offered since the state took its id: else the cache holds none of this
+     * state's keys, and a write needs no lookup (a state only ever written costs the cache
+     * nothing).
+     */
     private boolean offered;
 
     private final DataInputDeserializer serializedIn = new DataInputDeserializer();
@@ -154,6 +158,9 @@ public final class StateValueCache<V> {
      * that is not cached stays out: only reads admit, so a stream of writes costs one lookup each.
      */
     public void afterWrite(byte[] key, V value, byte[] serialized) {
+        if (!offered) {
+            return;
+        }
         CachedValue entry = cache.entryToWrite(stateId, key);
         if (entry == null) {
             return;
@@ -178,7 +185,7 @@ public final class StateValueCache<V> {
      * cache.
      */
     public void afterAppend(byte[] key, byte delimiter, byte[] operand) {
-        CachedValue entry = cache.entryToWrite(stateId, key);
+        CachedValue entry = offered ? cache.entryToWrite(stateId, key) : null;
         if (entry == null || entry.append(delimiter, operand)) {
             return;
         }
@@ -199,7 +206,7 @@ public final class StateValueCache<V> {
      * has no value, so the next read, typically before the next write, costs no native call.
      */
     public void afterDelete(byte[] key) {
-        CachedValue entry = cache.entryToWrite(stateId, key);
+        CachedValue entry = offered ? cache.entryToWrite(stateId, key) : null;
         if (entry != null) {
             entry.absent = true;
         }
