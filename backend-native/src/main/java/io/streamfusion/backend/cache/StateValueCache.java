@@ -123,6 +123,13 @@ public final class StateValueCache<V> {
         return offered;
     }
 
+    /**
+     * The key's entry for a write in place, or null: none is looked up before a read offered one.
+     */
+    private CachedValue cachedEntry(byte[] key) {
+        return offered ? cache.entryToWrite(stateId, key) : null;
+    }
+
     /** The cached value for {@code key} (a private copy for mutable types), or null. */
     public V get(byte[] key) throws IOException {
         Object cached = lookup(key);
@@ -155,13 +162,11 @@ public final class StateValueCache<V> {
      * to RocksDB, so a read-modify-write, such as a SQL accumulator row, keeps hitting the cache.
      * An immutable value replaces the entry's; the bytes of a mutable one are copied into the
      * entry's array, and the cache may keep {@code serialized} itself when they do not fit. A key
-     * that is not cached stays out: only reads admit, so a stream of writes costs one lookup each.
+     * that is not cached stays out: only reads admit, so a stream of writes costs at most one
+     * lookup each (none before a read).
      */
     public void afterWrite(byte[] key, V value, byte[] serialized) {
-        if (!offered) {
-            return;
-        }
-        CachedValue entry = cache.entryToWrite(stateId, key);
+        CachedValue entry = cachedEntry(key);
         if (entry == null) {
             return;
         }
@@ -185,7 +190,7 @@ public final class StateValueCache<V> {
      * cache.
      */
     public void afterAppend(byte[] key, byte delimiter, byte[] operand) {
-        CachedValue entry = offered ? cache.entryToWrite(stateId, key) : null;
+        CachedValue entry = cachedEntry(key);
         if (entry == null || entry.append(delimiter, operand)) {
             return;
         }
@@ -206,7 +211,7 @@ public final class StateValueCache<V> {
      * has no value, so the next read, typically before the next write, costs no native call.
      */
     public void afterDelete(byte[] key) {
-        CachedValue entry = offered ? cache.entryToWrite(stateId, key) : null;
+        CachedValue entry = cachedEntry(key);
         if (entry != null) {
             entry.absent = true;
         }
