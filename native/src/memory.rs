@@ -11,6 +11,7 @@
 //! it is held, so the slot's total stays within `T`. The Java decoded-value cache may also be
 //! [lent](SlotMemory::lend_to_value_cache) block cache that RocksDB leaves idle, on the same terms.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rocksdb::{Cache, WriteBufferManager};
@@ -33,6 +34,13 @@ const MIN_KERNEL_CACHE_BYTES: usize = 1 << 20;
 /// large shards cost no contention.
 const MIN_SHARD_BYTES: usize = 16 << 20;
 
+/// Memtables a column family holds at most: the one being filled and one being flushed (RocksDB's
+/// `max_write_buffer_number`, set on every column family of the slot's stores).
+pub const MEMTABLES_PER_COLUMN_FAMILY: usize = 2;
+
+/// A memtable passes its `write_buffer_size` by up to one arena block, an eighth of that size.
+const MEMTABLE_ARENA_SLACK: f64 = 1.125;
+
 /// The most shards a slot's cache is split into (RocksDB's own limit for an LRU cache is 2^6).
 const MAX_SHARD_BITS: i32 = 6;
 
@@ -51,6 +59,8 @@ pub struct SlotMemory {
     /// The block cache's capacity before any reservation.
     cache_bytes: usize,
     held: Mutex<Held>,
+    /// Column families of the slot's stores, whose memtables the write-buffer manager charges.
+    column_families: AtomicUsize,
 }
 
 /// Bytes of the block cache's share held elsewhere; the block cache is smaller by their sum.
@@ -102,6 +112,7 @@ impl SlotMemory {
             memtable_bytes,
             cache_bytes,
             held: Mutex::new(Held::default()),
+            column_families: AtomicUsize::new(0),
         })
     }
 
@@ -131,11 +142,31 @@ impl SlotMemory {
         held.lent
     }
 
-    /// Block cache RocksDB does not use now and would not even with every memtable at the
-    /// write-buffer manager's limit: what a loan may take without evicting a block.
+    /// Block cache RocksDB does not use now and would not even with every memtable at its
+    /// [ceiling](SlotMemory::memtable_ceiling): what a loan may take without evicting a block.
     pub fn idle_cache_bytes(&self) -> usize {
-        let memtables_to_come = self.write_buffers.get_buffer_size().saturating_sub(self.write_buffer_usage());
+        let memtables_to_come = self.memtable_ceiling().saturating_sub(self.write_buffer_usage());
         self.cache_capacity().saturating_sub(self.cache_usage()).saturating_sub(memtables_to_come)
+    }
+
+    /// The most the memtables of the slot can take: the write-buffer manager's limit, or less
+    /// when the slot has so few column families that their [`MEMTABLES_PER_COLUMN_FAMILY`] full
+    /// memtables stay below it.
+    ///
+    /// Why: a slot whose job keeps one or two states has one or two column families, which can
+    /// never fill a limit sized for many. Counting the whole limit as memory to come kept block
+    /// cache that no memtable could ever use from being lent to the decoded-value cache.
+    pub fn memtable_ceiling(&self) -> usize {
+        let per_family = (self.memtable_bytes as f64 * MEMTABLE_ARENA_SLACK) as usize * MEMTABLES_PER_COLUMN_FAMILY;
+        let families = self.column_families.load(Ordering::Acquire);
+        self.write_buffers.get_buffer_size().min(per_family.saturating_mul(families))
+    }
+
+    /// Counts one more column family whose memtables the slot charges, until the returned charge
+    /// is dropped.
+    pub fn charge_column_family(self: &Arc<Self>) -> ColumnFamilyCharge {
+        self.column_families.fetch_add(1, Ordering::AcqRel);
+        ColumnFamilyCharge { memory: Arc::clone(self) }
     }
 
     /// Bytes lent to the decoded-value cache now.
@@ -256,6 +287,18 @@ impl Drop for MemoryReservation {
     }
 }
 
+/// One column family counted towards a slot's [memtable ceiling](SlotMemory::memtable_ceiling),
+/// held by its store while the column family is open.
+pub struct ColumnFamilyCharge {
+    memory: Arc<SlotMemory>,
+}
+
+impl Drop for ColumnFamilyCharge {
+    fn drop(&mut self) {
+        self.memory.column_families.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Cache and write-buffer capacities for a total budget, as Flink computes them.
 pub fn split(total_bytes: usize, write_buffer_ratio: f64) -> (usize, usize) {
     let total = total_bytes as f64;
@@ -327,6 +370,24 @@ mod tests {
         assert_eq!(memory.cache_capacity(), full - (30 << 20), "the loan stays after the reservations go");
         assert_eq!(memory.lend_to_value_cache(0), 0);
         assert_eq!((memory.cache_capacity(), memory.lent_bytes(), memory.reserved_bytes()), (full, 0, 0));
+    }
+
+    #[test]
+    fn memtables_to_come_are_bounded_by_the_column_families_of_the_slot() {
+        let memory = Arc::new(SlotMemory::new(300 << 20, 0.5, 1 << 20).unwrap());
+        assert_eq!(memory.memtable_ceiling(), 0, "no column family, no memtable");
+        let first = memory.charge_column_family();
+        let per_family = 2 * (9 << 20) / 8;
+        assert_eq!(memory.memtable_ceiling(), per_family);
+        let idle = memory.idle_cache_bytes();
+        let expected = memory.cache_capacity() - memory.cache_usage() - (per_family - memory.write_buffer_usage());
+        assert_eq!(idle, expected);
+        let many: Vec<_> = (0..100).map(|_| memory.charge_column_family()).collect();
+        assert_eq!(memory.memtable_ceiling(), 100 << 20, "never above the write-buffer manager's limit");
+        drop(many);
+        assert_eq!(memory.memtable_ceiling(), per_family);
+        drop(first);
+        assert_eq!(memory.memtable_ceiling(), 0);
     }
 
     #[test]

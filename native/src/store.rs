@@ -16,7 +16,7 @@ use rocksdb::{
 use crate::batch;
 use crate::error::{NativeError, Result};
 use crate::index_layout::{self, IndexLayout, LayoutWatch};
-use crate::memory::{MemoryReservation, SlotMemory};
+use crate::memory::{ColumnFamilyCharge, MemoryReservation, SlotMemory, MEMTABLES_PER_COLUMN_FAMILY};
 use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
 use crate::write_back::{HeldWrite, WriteBack};
 
@@ -60,6 +60,8 @@ pub struct KeyedStore {
     ttl_slots: Mutex<HashMap<String, Arc<TtlFilterSlot>>>,
     /// The slot's cache and write-buffer manager, kept alive while the database uses them.
     memory: Arc<SlotMemory>,
+    /// This store's column families (the default one too) in the slot's memtable ceiling.
+    memtable_charges: Mutex<Vec<ColumnFamilyCharge>>,
     /// Point puts and deletes not yet applied; see [`KeyedStore::db`].
     write_back: WriteBack,
     /// The slot memory the write-back buffer holds, reserved at the store's first point write
@@ -103,6 +105,7 @@ impl KeyedStore {
             })
             .collect();
         let db = Db::open_cf_descriptors(&db_options, path, descriptors)?;
+        let memtable_charges = (0..=existing.len()).map(|_| config.memory.charge_column_family()).collect();
         let store = Arc::new(KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
@@ -113,6 +116,7 @@ impl KeyedStore {
             column_names: Mutex::new(existing),
             ttl_slots: Mutex::new(ttl_slots),
             memory: config.memory,
+            memtable_charges: Mutex::new(memtable_charges),
             write_back: WriteBack::new(config.write_back_bytes),
             write_back_budget: OnceLock::new(),
         });
@@ -266,6 +270,7 @@ impl KeyedStore {
                 IndexLayout::Partitioned => &self.partitioned_column_options,
             };
             self.db.create_cf(name, &state_column_options(shared, &slot))?;
+            self.memtable_charges.lock().unwrap_or_else(|e| e.into_inner()).push(self.memory.charge_column_family());
             self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), slot);
         }
         self.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());
@@ -347,6 +352,7 @@ fn column_options(config: &StoreConfig, index_and_filters: impl FnOnce(&mut Bloc
     // Small memtables keep a skiplist search (every read and write does one) in the CPU cache;
     // a whole-key bloom filter lets reads of keys the memtable lacks skip the search.
     options.set_write_buffer_size(config.memory.memtable_bytes());
+    options.set_max_write_buffer_number(MEMTABLES_PER_COLUMN_FAMILY as i32);
     options.set_memtable_prefix_bloom_ratio(0.05);
     options.set_memtable_whole_key_filtering(true);
     options.set_compression_type(rocksdb::DBCompressionType::Lz4);
@@ -925,6 +931,25 @@ pub(crate) mod tests {
         // Both stores' memtables are charged to the one shared budget.
         assert!(config.memory.write_buffer_usage() > 0);
         assert!(config.memory.cache_usage() >= config.memory.write_buffer_usage());
+    }
+
+    #[test]
+    fn the_slot_counts_every_open_column_family_towards_its_memtable_ceiling() {
+        let config =
+            StoreConfig { memory: Arc::new(SlotMemory::new(1 << 30, 0.5, 1 << 20).unwrap()), write_back_bytes: 0 };
+        let per_family = (9 << 20) / 4;
+        let dir = crate::test_support::TempDir::new();
+        {
+            let store = KeyedStore::open(dir.path(), config.clone()).unwrap();
+            assert_eq!(config.memory.memtable_ceiling(), per_family, "the default column family counts too");
+            StateColumnFamily::open(&store, "x").unwrap();
+            StateColumnFamily::open(&store, "x").unwrap();
+            StateColumnFamily::open(&store, "y").unwrap();
+            assert_eq!(config.memory.memtable_ceiling(), 3 * per_family);
+        }
+        assert_eq!(config.memory.memtable_ceiling(), 0, "a closed store leaves the ceiling");
+        let _reopened = KeyedStore::open(dir.path(), config.clone()).unwrap();
+        assert_eq!(config.memory.memtable_ceiling(), 3 * per_family, "restored column families count");
     }
 
     #[test]

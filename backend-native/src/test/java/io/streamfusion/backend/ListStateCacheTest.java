@@ -168,10 +168,10 @@ class ListStateCacheTest extends SlotCacheTestBase {
             state.update(List.of(key));
             state.get();
         }
-        assertTrue(cache().weightedBytes() > 0);
+        assertTrue(cache().entries() > 0);
         DecodedValueCache slotCache = cache();
         backend.dispose();
-        assertEquals(0, slotCache.weightedBytes(), "the backend's entries went with it");
+        assertEquals(0, slotCache.entries(), "the backend's entries went with it");
         backend = TestKeyedBackends.create(env, dir, LongSerializer.INSTANCE);
     }
 }

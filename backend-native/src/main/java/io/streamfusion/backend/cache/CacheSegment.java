@@ -7,6 +7,13 @@ import java.util.function.LongPredicate;
  * One lock's share of the {@link DecodedValueCache}: a hash table with open addressing and linear
  * probing, bounded in bytes, evicting with CLOCK (second chance).
  *
+ * <p>Its weight is what it holds on the heap: the table's arrays plus each entry's objects ({@link
+ * HeapBytes}). Weighing entries alone, at a fixed overhead each, understated the heap by half or
+ * more (a million entries weighed 114 MB took 173 MB), because the table is between a third and two
+ * thirds full. The table doubles only when the larger table and the entries fit the capacity;
+ * otherwise a new key evicts one, and a smaller capacity shrinks a table that would take more than
+ * two thirds of it.
+ *
  * <p>Why this layout: a cached read of a million keys is bound by memory latency, so the table
  * keeps everything a lookup compares in one run of four longs per slot (tag, state id and the key's
  * first 16 bytes), and a hit then loads that run, the entry's reference and the entry. A linked
@@ -43,7 +50,10 @@ final class CacheSegment {
 
     private int mask;
     private int size;
-    private long weight;
+
+    /** The heap the entries take, without the table. */
+    private long entryBytes;
+
     private long capacity;
     private int hand;
 
@@ -96,28 +106,40 @@ final class CacheSegment {
             long stateId, byte[] key, int hash, CachedValue value, boolean onlyIfPresent) {
         long entryWeight = weigh(key.length, value);
         int slot = find(stateId, key, hash);
-        if (entryWeight > capacity || key.length > MAX_KEY_BYTES) {
+        if (entryWeight + tableBytes(mask + 1) > capacity || key.length > MAX_KEY_BYTES) {
             if (slot >= 0) {
                 removeAt(slot);
             }
             return 0;
         }
         if (slot >= 0) {
-            weight += entryWeight - weigh(slot);
+            entryBytes += entryWeight - weigh(slot);
             values[slot] = value;
-        } else if (onlyIfPresent) {
-            return 0;
-        } else {
-            if ((size + 1) * 3L > (mask + 1) * 2L) {
-                resize((mask + 1) * 2, id -> true);
-            }
-            slot = insert(stateId, key, hash);
-            values[slot] = value;
-            longKeys[slot] = key.length > CacheKeyBytes.INLINE_BYTES ? key : null;
-            size++;
-            weight += entryWeight;
+            return evictOverCapacity();
         }
-        return evictOverCapacity();
+        if (onlyIfPresent) {
+            return 0;
+        }
+        int evicted = 0;
+        if (size + 1 > mostEntries(mask + 1)) {
+            if (tableBytes((mask + 1) * 2) + entryBytes + entryWeight <= capacity) {
+                resize((mask + 1) * 2, id -> true);
+            } else {
+                evicted = evictDownTo(mostEntries(mask + 1) - 1);
+            }
+        }
+        slot = insert(stateId, key, hash);
+        values[slot] = value;
+        longKeys[slot] = key.length > CacheKeyBytes.INLINE_BYTES ? key : null;
+        size++;
+        entryBytes += entryWeight;
+        return evicted + evictOverCapacity();
+    }
+
+    /** The heap a table of {@code slots} takes: its three arrays. */
+    static long tableBytes(int slots) {
+        return HeapBytes.array((long) slots * STRIDE, Long.BYTES)
+                + 2 * HeapBytes.array(slots, HeapBytes.REFERENCE);
     }
 
     synchronized void remove(long stateId, byte[] key, int hash) {
@@ -139,11 +161,30 @@ final class CacheSegment {
      */
     synchronized int setCapacity(long bytes) {
         capacity = bytes;
-        return evictOverCapacity();
+        int evicted = 0;
+        int slots = mask + 1;
+        while (slots > INITIAL_SLOTS && tableBytes(slots) > capacity / 3 * 2) {
+            slots /= 2;
+        }
+        if (slots < mask + 1) {
+            evicted += evictDownTo(mostEntries(slots));
+            resize(slots, id -> true);
+        }
+        return evicted + evictOverCapacity();
     }
 
+    /** The heap the segment takes: its table and its entries. */
     synchronized long weight() {
-        return weight;
+        return tableBytes(mask + 1) + entryBytes;
+    }
+
+    synchronized int size() {
+        return size;
+    }
+
+    /** The heap the segment's table takes. */
+    synchronized long tableBytes() {
+        return tableBytes(mask + 1);
     }
 
     synchronized ValueCacheStats stats() {
@@ -204,7 +245,7 @@ final class CacheSegment {
         byte[][] oldLongKeys = longKeys;
         allocate(slotCount);
         size = 0;
-        weight = 0;
+        entryBytes = 0;
         for (int slot = 0; slot < oldValues.length; slot++) {
             int at = slot * STRIDE;
             long tag = oldSlots[at];
@@ -216,13 +257,37 @@ final class CacheSegment {
             values[to] = oldValues[slot];
             longKeys[to] = oldLongKeys[slot];
             size++;
-            weight += weigh(to);
+            entryBytes += weigh(to);
         }
     }
 
     private int evictOverCapacity() {
         int evicted = 0;
-        while (weight > capacity && size > 0) {
+        while (size > 0 && tableBytes(mask + 1) + entryBytes > capacity) {
+            evictOne();
+            evicted++;
+        }
+        return evicted;
+    }
+
+    /** Evicts until at most {@code entries} are left; returns how many it evicted. */
+    private int evictDownTo(int entries) {
+        int evicted = 0;
+        while (size > entries) {
+            evictOne();
+            evicted++;
+        }
+        return evicted;
+    }
+
+    /** The most entries a table of {@code slots} holds within two-thirds load. */
+    private static int mostEntries(int slots) {
+        return (int) (slots * 2L / 3);
+    }
+
+    /** Moves the CLOCK hand to the next entry not read since it last passed, and evicts that. */
+    private void evictOne() {
+        while (true) {
             int at = hand * STRIDE;
             long tag = slots[at];
             if (tag == 0) {
@@ -234,16 +299,15 @@ final class CacheSegment {
                 // The shift moves only entries from after the hand to the hand or after it, so
                 // the hand passes none of them.
                 removeAt(hand);
-                evicted++;
+                evictions++;
+                return;
             }
         }
-        evictions += evicted;
-        return evicted;
     }
 
     /** Empties a slot and shifts back the entries after it that probed past it. */
     private void removeAt(int removed) {
-        weight -= weigh(removed);
+        entryBytes -= weigh(removed);
         size--;
         int hole = removed;
         for (int next = (hole + 1) & mask; ; next = (next + 1) & mask) {
@@ -269,7 +333,9 @@ final class CacheSegment {
         return weigh(length, values[slot]);
     }
 
-    private static long weigh(int keyLength, CachedValue value) {
-        return (long) keyLength + value.weighedBytes + DecodedValueCache.ENTRY_OVERHEAD_BYTES;
+    /** The heap an entry takes besides its slot: its objects, and its key's array if kept. */
+    static long weigh(int keyLength, CachedValue value) {
+        long keyArray = keyLength > CacheKeyBytes.INLINE_BYTES ? HeapBytes.bytes(keyLength) : 0;
+        return HeapBytes.CACHED_VALUE + keyArray + value.valueHeapBytes();
     }
 }

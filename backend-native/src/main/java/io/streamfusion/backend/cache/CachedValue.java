@@ -60,6 +60,17 @@ final class CachedValue {
         return entry;
     }
 
+    /**
+     * The heap this entry's value takes: its array, or for a decoded object its serialized size
+     * plus an object header, an estimate (a boxed {@code Long} takes 16 bytes and is weighed at
+     * 24).
+     */
+    long valueHeapBytes() {
+        return serialized != null
+                ? HeapBytes.bytes(weighedBytes)
+                : HeapBytes.align(HeapBytes.OBJECT_HEADER + (long) weighedBytes);
+    }
+
     /** Copies a new serialized value into the entry's array; false if the array is too small. */
     boolean overwrite(byte[] bytes) {
         if (bytes.length > serialized.length) {

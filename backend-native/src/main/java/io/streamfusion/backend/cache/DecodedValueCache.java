@@ -23,12 +23,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class DecodedValueCache {
 
-    /**
-     * Rough per-entry overhead, added to the key and serialized value sizes: a table slot of 32
-     * bytes at up to two-thirds load, two references, and the {@link CachedValue} object.
-     */
-    static final int ENTRY_OVERHEAD_BYTES = 96;
-
     /** Keys between two checks of the loan: about a tenth of a second of a busy task thread. */
     static final int CHECK_INTERVAL_KEYS = 1 << 15;
 
@@ -219,7 +213,16 @@ public final class DecodedValueCache {
         return capacityBytes - ownBytes;
     }
 
-    /** The bytes the cached entries are weighed at. */
+    /** How many keys the cache holds. */
+    public int entries() {
+        int entries = 0;
+        for (CacheSegment segment : segments) {
+            entries += segment.size();
+        }
+        return entries;
+    }
+
+    /** The heap the cache takes: its tables and its entries. */
     public long weightedBytes() {
         long weighted = 0;
         for (CacheSegment segment : segments) {

@@ -20,7 +20,12 @@ class CacheSegmentTest {
 
     /** The weight of an entry of {@code keyLength} key bytes and an 8-byte value. */
     private static long weightOf(int keyLength) {
-        return keyLength + 8 + DecodedValueCache.ENTRY_OVERHEAD_BYTES;
+        return CacheSegment.weigh(keyLength, value(0));
+    }
+
+    /** The weight of a segment's entries: all of it but its table. */
+    private static long entryWeight(CacheSegment segment) {
+        return segment.weight() - segment.tableBytes();
     }
 
     private static CachedValue value(long value) {
@@ -70,7 +75,7 @@ class CacheSegmentTest {
         for (String name : model.keySet()) {
             expectedWeight += weightOf(Integer.parseInt(name.split(":")[0]));
         }
-        assertEquals(expectedWeight, segment.weight());
+        assertEquals(expectedWeight, entryWeight(segment));
     }
 
     @Test
@@ -98,19 +103,19 @@ class CacheSegmentTest {
         CacheSegment segment = new CacheSegment(Long.MAX_VALUE);
         segment.put(STATE, key(9, 1), 1, value(1), true);
         assertNull(segment.peek(STATE, key(9, 1), 1));
-        assertEquals(0, segment.weight());
+        assertEquals(0, entryWeight(segment));
 
         segment.put(STATE, key(9, 1), 1, value(1), false);
         CachedValue larger = CachedValue.decoded(2L, 100);
         segment.put(STATE, key(9, 1), 1, larger, true);
         assertSame(larger, segment.peek(STATE, key(9, 1), 1));
-        assertEquals(9 + 100 + DecodedValueCache.ENTRY_OVERHEAD_BYTES, segment.weight());
+        assertEquals(CacheSegment.weigh(9, larger), entryWeight(segment));
     }
 
     @Test
     void aFullSegmentEvictsWhatWasNotReadSinceTheHandLastPassed() {
         int keys = 100;
-        CacheSegment segment = new CacheSegment(keys * weightOf(9));
+        CacheSegment segment = new CacheSegment(CacheSegment.tableBytes(256) + keys * weightOf(9));
         for (int id = 0; id < keys; id++) {
             segment.put(STATE, key(9, id), hashOf(id), value(id), false);
         }
@@ -123,7 +128,7 @@ class CacheSegmentTest {
         }
         assertEquals(40, evicted);
         assertEquals(40, segment.stats().evictionCount());
-        assertTrue(segment.weight() <= keys * weightOf(9));
+        assertTrue(segment.weight() <= CacheSegment.tableBytes(256) + keys * weightOf(9));
         for (int id = 0; id < keys; id += 2) {
             assertNotNull(segment.peek(STATE, key(9, id), hashOf(id)), "read key " + id + " kept");
         }
@@ -131,7 +136,7 @@ class CacheSegmentTest {
 
     @Test
     void anEntryLargerThanTheSegmentIsNotKeptAndReplacesNoOther() {
-        CacheSegment segment = new CacheSegment(1_000);
+        CacheSegment segment = new CacheSegment(CacheSegment.tableBytes(64) + 1_000);
         segment.put(STATE, key(9, 1), 1, value(1), false);
         assertEquals(0, segment.put(STATE, key(9, 2), 2, CachedValue.decoded(0L, 2_000), false));
         assertNull(segment.peek(STATE, key(9, 2), 2));
@@ -139,7 +144,7 @@ class CacheSegmentTest {
 
         segment.put(STATE, key(9, 1), 1, CachedValue.decoded(0L, 2_000), true);
         assertNull(segment.peek(STATE, key(9, 1), 1), "grown past the segment, so it left");
-        assertEquals(0, segment.weight());
+        assertEquals(0, entryWeight(segment));
     }
 
     @Test
@@ -157,7 +162,63 @@ class CacheSegmentTest {
                 assertEquals((long) id, found.decoded);
             }
         }
-        assertEquals(667 * weightOf(9), segment.weight());
+        assertEquals(667 * weightOf(9), entryWeight(segment));
+    }
+
+    @Test
+    void theWeightIsTheTableAndTheEntries() {
+        CacheSegment segment = new CacheSegment(Long.MAX_VALUE);
+        assertEquals(CacheSegment.tableBytes(64), segment.weight(), "an empty table");
+        for (int id = 0; id < 43; id++) {
+            segment.put(STATE, key(40, id), hashOf(id), value(id), false);
+        }
+        assertEquals(
+                CacheSegment.tableBytes(128) + 43 * CacheSegment.weigh(40, value(0)),
+                segment.weight());
+        assertTrue(
+                CacheSegment.weigh(40, value(0)) > CacheSegment.weigh(9, value(0)),
+                "a long key keeps its array");
+    }
+
+    @Test
+    void theTableGrowsOnlyWhereItAndTheEntriesFit() {
+        long capacity = CacheSegment.tableBytes(128) + 100 * weightOf(9);
+        CacheSegment segment = new CacheSegment(capacity);
+        int evicted = 0;
+        for (int id = 0; id < 1_000; id++) {
+            evicted += segment.put(STATE, key(9, id), hashOf(id), value(id), false);
+            assertTrue(segment.weight() <= capacity, "within capacity after key " + id);
+        }
+        assertEquals(
+                CacheSegment.tableBytes(128), segment.tableBytes(), "a larger table would not fit");
+        assertEquals(1_000 - segment.size(), evicted);
+        assertEquals(
+                85, segment.size(), "two thirds of the table, fewer than the bytes would hold");
+        for (int id = 1_000 - 20; id < 1_000; id++) {
+            assertNotNull(segment.peek(STATE, key(9, id), hashOf(id)), "recent key " + id);
+        }
+    }
+
+    @Test
+    void aSmallerCapacityShrinksTheTableAndKeepsWhatFits() {
+        CacheSegment segment = new CacheSegment(Long.MAX_VALUE);
+        for (int id = 0; id < 10_000; id++) {
+            segment.put(STATE, key(9, id), hashOf(id), value(id), false);
+        }
+        long capacity = 64 * 1024;
+        segment.setCapacity(capacity);
+        assertTrue(segment.weight() <= capacity);
+        assertTrue(segment.tableBytes() * 3 <= capacity * 2, "the table left room for entries");
+        assertTrue(segment.size() > 100, "entries kept: " + segment.size());
+        int found = 0;
+        for (int id = 0; id < 10_000; id++) {
+            CachedValue entry = segment.peek(STATE, key(9, id), hashOf(id));
+            if (entry != null) {
+                assertEquals((long) id, entry.decoded);
+                found++;
+            }
+        }
+        assertEquals(segment.size(), found, "every kept entry is found after the rebuild");
     }
 
     @Test

@@ -53,7 +53,7 @@ class SharedValueCacheTest {
         for (int owner = 0; owner < THREADS; owner++) {
             cache.invalidateOwner(owner);
         }
-        assertEquals(0, cache.weightedBytes());
+        assertEquals(0, cache.entries());
     }
 
     /** One task thread's reads and writes of its own state, checked against its own copy. */
