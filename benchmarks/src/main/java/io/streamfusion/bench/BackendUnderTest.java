@@ -9,6 +9,7 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractStateBackend;
@@ -66,22 +67,34 @@ public final class BackendUnderTest implements AutoCloseable {
 
     /** A backend of {@code kind} whose configuration also carries {@code options}. */
     public static BackendUnderTest create(String kind, Configuration options) throws Exception {
+        return create(kind, options, new UnregisteredMetricsGroup());
+    }
+
+    /** The same, registering the backend's metrics in {@code metrics}. */
+    public static BackendUnderTest create(String kind, Configuration options, MetricGroup metrics)
+            throws Exception {
         return create(
-                kind, new KeyGroupRange(0, MAX_PARALLELISM - 1), Collections.emptyList(), options);
+                kind,
+                new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                Collections.emptyList(),
+                options,
+                metrics);
     }
 
     /** A backend for some key groups, restored from {@code handles}, as a rescaled subtask is. */
     public static BackendUnderTest create(
             String kind, KeyGroupRange keyGroups, Collection<KeyedStateHandle> handles)
             throws Exception {
-        return create(kind, keyGroups, handles, new Configuration());
+        return create(
+                kind, keyGroups, handles, new Configuration(), new UnregisteredMetricsGroup());
     }
 
     private static BackendUnderTest create(
             String kind,
             KeyGroupRange keyGroups,
             Collection<KeyedStateHandle> handles,
-            Configuration options)
+            Configuration options,
+            MetricGroup metrics)
             throws Exception {
         File work = Files.createTempDirectory("streamfusion-bench-" + kind + "-").toFile();
         MockEnvironment env =
@@ -101,7 +114,7 @@ public final class BackendUnderTest implements AutoCloseable {
                                 keyGroups,
                                 env.getTaskKvStateRegistry(),
                                 TtlTimeProvider.DEFAULT,
-                                new UnregisteredMetricsGroup(),
+                                metrics,
                                 (name, value) -> {},
                                 handles,
                                 new CloseableRegistry(),
