@@ -40,7 +40,15 @@ final class CacheSegment {
     /** The longest key a tag can hold; longer keys are never cached. */
     static final int MAX_KEY_BYTES = (1 << 24) - 1;
 
-    private static final int INITIAL_SLOTS = 64;
+    /**
+     * Slots short of a power of two in every table, so that each of its arrays (a power of two long
+     * at most, with its 16-byte header) fits a power of two of bytes: G1 gives an array of half a
+     * region or more whole regions of its own, and one 16 bytes past a power of two took a region
+     * more. The probe sequence wraps at the slot count, which a multiply maps a hash onto.
+     */
+    private static final int SLOTS_SHORT = HeapBytes.ARRAY_HEADER / HeapBytes.REFERENCE;
+
+    private static final int INITIAL_SLOTS = 64 - SLOTS_SHORT;
 
     private long[] slots;
     private CachedValue[] values;
@@ -48,7 +56,7 @@ final class CacheSegment {
     /** The whole key of a slot whose key is longer than {@link CacheKeyBytes#INLINE_BYTES}. */
     private byte[][] longKeys;
 
-    private int mask;
+    private int slotCount;
     private int size;
 
     /** The heap the entries take, without the table. */
@@ -70,8 +78,34 @@ final class CacheSegment {
         slots = new long[slotCount * STRIDE];
         values = new CachedValue[slotCount];
         longKeys = new byte[slotCount][];
-        mask = slotCount - 1;
+        this.slotCount = slotCount;
         hand = 0;
+    }
+
+    /** The next larger table: twice the power of two, as short of it. */
+    private static int larger(int slots) {
+        return 2 * slots + SLOTS_SHORT;
+    }
+
+    /** The next smaller table. */
+    private static int smaller(int slots) {
+        return (slots - SLOTS_SHORT) / 2;
+    }
+
+    /** The slot a hash probes first: the hash's unsigned value scaled onto the slot count. */
+    private int home(int hash) {
+        return (int) (((hash & 0xFFFF_FFFFL) * slotCount) >>> Integer.SIZE);
+    }
+
+    private int next(int slot) {
+        int next = slot + 1;
+        return next == slotCount ? 0 : next;
+    }
+
+    /** How many slots a probe moves forward from {@code from} to reach {@code to}. */
+    private int distance(int from, int to) {
+        int distance = to - from;
+        return distance < 0 ? distance + slotCount : distance;
     }
 
     /** The entry of a key for a read, counted as a hit or a miss and marked as used; or null. */
@@ -106,7 +140,7 @@ final class CacheSegment {
             long stateId, byte[] key, int hash, CachedValue value, boolean onlyIfPresent) {
         long entryWeight = weigh(key.length, value);
         int slot = find(stateId, key, hash);
-        if (entryWeight + tableBytes(mask + 1) > capacity || key.length > MAX_KEY_BYTES) {
+        if (entryWeight + tableBytes(slotCount) > capacity || key.length > MAX_KEY_BYTES) {
             if (slot >= 0) {
                 removeAt(slot);
             }
@@ -121,11 +155,11 @@ final class CacheSegment {
             return 0;
         }
         int evicted = 0;
-        if (size + 1 > mostEntries(mask + 1)) {
-            if (tableBytes((mask + 1) * 2) + entryBytes + entryWeight <= capacity) {
-                resize((mask + 1) * 2, id -> true);
+        if (size + 1 > mostEntries(slotCount)) {
+            if (tableBytes(larger(slotCount)) + entryBytes + entryWeight <= capacity) {
+                resize(larger(slotCount), id -> true);
             } else {
-                evicted = evictDownTo(mostEntries(mask + 1) - 1);
+                evicted = evictDownTo(mostEntries(slotCount) - 1);
             }
         }
         slot = insert(stateId, key, hash);
@@ -151,7 +185,7 @@ final class CacheSegment {
 
     /** Drops the entries of every state {@code stateIds} accepts. */
     synchronized void removeStates(LongPredicate stateIds) {
-        resize(mask + 1, id -> !stateIds.test(id));
+        resize(slotCount, id -> !stateIds.test(id));
     }
 
     /**
@@ -162,11 +196,11 @@ final class CacheSegment {
     synchronized int setCapacity(long bytes) {
         capacity = bytes;
         int evicted = 0;
-        int slots = mask + 1;
+        int slots = slotCount;
         while (slots > INITIAL_SLOTS && tableBytes(slots) > capacity / 3 * 2) {
-            slots /= 2;
+            slots = smaller(slots);
         }
-        if (slots < mask + 1) {
+        if (slots < slotCount) {
             evicted += evictDownTo(mostEntries(slots));
             resize(slots, id -> true);
         }
@@ -175,7 +209,7 @@ final class CacheSegment {
 
     /** The heap the segment takes: its table and its entries. */
     synchronized long weight() {
-        return tableBytes(mask + 1) + entryBytes;
+        return tableBytes(slotCount) + entryBytes;
     }
 
     synchronized int size() {
@@ -184,7 +218,7 @@ final class CacheSegment {
 
     /** The heap the segment's table takes. */
     synchronized long tableBytes() {
-        return tableBytes(mask + 1);
+        return tableBytes(slotCount);
     }
 
     synchronized ValueCacheStats stats() {
@@ -195,7 +229,7 @@ final class CacheSegment {
         long tag = tag(hash, key.length);
         long head0 = CacheKeyBytes.head(key, 0);
         long head1 = CacheKeyBytes.head(key, Long.BYTES);
-        for (int slot = hash & mask; ; slot = (slot + 1) & mask) {
+        for (int slot = home(hash); ; slot = next(slot)) {
             int at = slot * STRIDE;
             long slotTag = slots[at] & ~REFERENCED;
             if (slotTag == 0) {
@@ -228,9 +262,9 @@ final class CacheSegment {
     }
 
     private int freeSlotFrom(int hash) {
-        int slot = hash & mask;
+        int slot = home(hash);
         while (slots[slot * STRIDE] != 0) {
-            slot = (slot + 1) & mask;
+            slot = next(slot);
         }
         return slot;
     }
@@ -263,7 +297,7 @@ final class CacheSegment {
 
     private int evictOverCapacity() {
         int evicted = 0;
-        while (size > 0 && tableBytes(mask + 1) + entryBytes > capacity) {
+        while (size > 0 && tableBytes(slotCount) + entryBytes > capacity) {
             evictOne();
             evicted++;
         }
@@ -291,10 +325,10 @@ final class CacheSegment {
             int at = hand * STRIDE;
             long tag = slots[at];
             if (tag == 0) {
-                hand = (hand + 1) & mask;
+                hand = next(hand);
             } else if ((tag & REFERENCED) != 0) {
                 slots[at] = tag & ~REFERENCED;
-                hand = (hand + 1) & mask;
+                hand = next(hand);
             } else {
                 // The shift moves only entries from after the hand to the hand or after it, so
                 // the hand passes none of them.
@@ -310,17 +344,17 @@ final class CacheSegment {
         entryBytes -= weigh(removed);
         size--;
         int hole = removed;
-        for (int next = (hole + 1) & mask; ; next = (next + 1) & mask) {
-            long tag = slots[next * STRIDE];
+        for (int later = next(hole); ; later = next(later)) {
+            long tag = slots[later * STRIDE];
             if (tag == 0) {
                 break;
             }
-            int home = (int) (tag >>> 32) & mask;
-            if (((next - home) & mask) >= ((next - hole) & mask)) {
-                System.arraycopy(slots, next * STRIDE, slots, hole * STRIDE, STRIDE);
-                values[hole] = values[next];
-                longKeys[hole] = longKeys[next];
-                hole = next;
+            int home = home((int) (tag >>> 32));
+            if (distance(home, later) >= distance(hole, later)) {
+                System.arraycopy(slots, later * STRIDE, slots, hole * STRIDE, STRIDE);
+                values[hole] = values[later];
+                longKeys[hole] = longKeys[later];
+                hole = later;
             }
         }
         Arrays.fill(slots, hole * STRIDE, hole * STRIDE + STRIDE, 0L);

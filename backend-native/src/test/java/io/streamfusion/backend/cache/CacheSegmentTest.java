@@ -18,6 +18,13 @@ class CacheSegmentTest {
 
     private static final long STATE = 7;
 
+    /** Table sizes: four slots short of a power of two each, from 60. */
+    private static final int FIRST_TABLE = 60;
+
+    private static final int SECOND_TABLE = 124;
+
+    private static final int THIRD_TABLE = 252;
+
     /** The weight of an entry of {@code keyLength} key bytes and an 8-byte value. */
     private static long weightOf(int keyLength) {
         return CacheSegment.weigh(keyLength, value(0));
@@ -115,7 +122,8 @@ class CacheSegmentTest {
     @Test
     void aFullSegmentEvictsWhatWasNotReadSinceTheHandLastPassed() {
         int keys = 100;
-        CacheSegment segment = new CacheSegment(CacheSegment.tableBytes(256) + keys * weightOf(9));
+        CacheSegment segment =
+                new CacheSegment(CacheSegment.tableBytes(THIRD_TABLE) + keys * weightOf(9));
         for (int id = 0; id < keys; id++) {
             segment.put(STATE, key(9, id), hashOf(id), value(id), false);
         }
@@ -128,7 +136,7 @@ class CacheSegmentTest {
         }
         assertEquals(40, evicted);
         assertEquals(40, segment.stats().evictionCount());
-        assertTrue(segment.weight() <= CacheSegment.tableBytes(256) + keys * weightOf(9));
+        assertTrue(segment.weight() <= CacheSegment.tableBytes(THIRD_TABLE) + keys * weightOf(9));
         for (int id = 0; id < keys; id += 2) {
             assertNotNull(segment.peek(STATE, key(9, id), hashOf(id)), "read key " + id + " kept");
         }
@@ -136,7 +144,7 @@ class CacheSegmentTest {
 
     @Test
     void anEntryLargerThanTheSegmentIsNotKeptAndReplacesNoOther() {
-        CacheSegment segment = new CacheSegment(CacheSegment.tableBytes(64) + 1_000);
+        CacheSegment segment = new CacheSegment(CacheSegment.tableBytes(FIRST_TABLE) + 1_000);
         segment.put(STATE, key(9, 1), 1, value(1), false);
         assertEquals(0, segment.put(STATE, key(9, 2), 2, CachedValue.decoded(0L, 2_000), false));
         assertNull(segment.peek(STATE, key(9, 2), 2));
@@ -168,12 +176,12 @@ class CacheSegmentTest {
     @Test
     void theWeightIsTheTableAndTheEntries() {
         CacheSegment segment = new CacheSegment(Long.MAX_VALUE);
-        assertEquals(CacheSegment.tableBytes(64), segment.weight(), "an empty table");
+        assertEquals(CacheSegment.tableBytes(FIRST_TABLE), segment.weight(), "an empty table");
         for (int id = 0; id < 43; id++) {
             segment.put(STATE, key(40, id), hashOf(id), value(id), false);
         }
         assertEquals(
-                CacheSegment.tableBytes(128) + 43 * CacheSegment.weigh(40, value(0)),
+                CacheSegment.tableBytes(SECOND_TABLE) + 43 * CacheSegment.weigh(40, value(0)),
                 segment.weight());
         assertTrue(
                 CacheSegment.weigh(40, value(0)) > CacheSegment.weigh(9, value(0)),
@@ -182,7 +190,7 @@ class CacheSegmentTest {
 
     @Test
     void theTableGrowsOnlyWhereItAndTheEntriesFit() {
-        long capacity = CacheSegment.tableBytes(128) + 100 * weightOf(9);
+        long capacity = CacheSegment.tableBytes(SECOND_TABLE) + 100 * weightOf(9);
         CacheSegment segment = new CacheSegment(capacity);
         int evicted = 0;
         for (int id = 0; id < 1_000; id++) {
@@ -190,13 +198,17 @@ class CacheSegmentTest {
             assertTrue(segment.weight() <= capacity, "within capacity after key " + id);
         }
         assertEquals(
-                CacheSegment.tableBytes(128), segment.tableBytes(), "a larger table would not fit");
+                CacheSegment.tableBytes(SECOND_TABLE),
+                segment.tableBytes(),
+                "a larger table would not fit");
         assertEquals(1_000 - segment.size(), evicted);
         assertEquals(
-                85, segment.size(), "two thirds of the table, fewer than the bytes would hold");
-        for (int id = 1_000 - 20; id < 1_000; id++) {
-            assertNotNull(segment.peek(STATE, key(9, id), hashOf(id)), "recent key " + id);
+                82, segment.size(), "two thirds of the table, fewer than the bytes would hold");
+        int found = 0;
+        for (int id = 0; id < 1_000; id++) {
+            found += segment.peek(STATE, key(9, id), hashOf(id)) == null ? 0 : 1;
         }
+        assertEquals(segment.size(), found, "every kept key is found");
     }
 
     @Test
@@ -219,6 +231,30 @@ class CacheSegmentTest {
             }
         }
         assertEquals(segment.size(), found, "every kept entry is found after the rebuild");
+    }
+
+    @Test
+    void everyTableArrayFitsAPowerOfTwoOfBytes() {
+        CacheSegment segment = new CacheSegment(Long.MAX_VALUE);
+        long previous = 0;
+        for (int id = 0; id < 200_000; id++) {
+            segment.put(STATE, key(9, id), hashOf(id), value(id), false);
+            long table = segment.tableBytes();
+            if (table != previous) {
+                // The reference arrays fill a power of two exactly; the array of longs stays
+                // within one.
+                int slots =
+                        (int)
+                                ((table - 3 * HeapBytes.ARRAY_HEADER)
+                                        / (4 * Long.BYTES + 2 * HeapBytes.REFERENCE));
+                long references = HeapBytes.array(slots, HeapBytes.REFERENCE);
+                long longs = table - 2 * references;
+                assertEquals(1, Long.bitCount(references), "references of " + slots + " slots");
+                assertEquals(Long.highestOneBit(longs) * 2, references * 8, "longs of " + slots);
+                previous = table;
+            }
+        }
+        assertTrue(previous > CacheSegment.tableBytes(THIRD_TABLE), "the table grew");
     }
 
     @Test
