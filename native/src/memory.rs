@@ -162,11 +162,12 @@ impl SlotMemory {
         self.write_buffers.get_buffer_size().min(per_family.saturating_mul(families))
     }
 
-    /// Counts one more column family whose memtables the slot charges, until the returned charge
-    /// is dropped.
-    pub fn charge_column_family(self: &Arc<Self>) -> ColumnFamilyCharge {
-        self.column_families.fetch_add(1, Ordering::AcqRel);
-        ColumnFamilyCharge { memory: Arc::clone(self) }
+    /// Counts `count` column families whose memtables the slot charges, until the returned
+    /// charge, which may count more, is dropped.
+    pub fn charge_column_families(self: &Arc<Self>, count: usize) -> ColumnFamilyCharge {
+        let charge = ColumnFamilyCharge { memory: Arc::clone(self), count: AtomicUsize::new(0) };
+        charge.add(count);
+        charge
     }
 
     /// Bytes lent to the decoded-value cache now.
@@ -287,15 +288,24 @@ impl Drop for MemoryReservation {
     }
 }
 
-/// One column family counted towards a slot's [memtable ceiling](SlotMemory::memtable_ceiling),
-/// held by its store while the column family is open.
+/// A store's column families, counted towards its slot's
+/// [memtable ceiling](SlotMemory::memtable_ceiling) while the store is open.
 pub struct ColumnFamilyCharge {
     memory: Arc<SlotMemory>,
+    count: AtomicUsize,
+}
+
+impl ColumnFamilyCharge {
+    /// Counts `count` more column families.
+    pub fn add(&self, count: usize) {
+        self.count.fetch_add(count, Ordering::AcqRel);
+        self.memory.column_families.fetch_add(count, Ordering::AcqRel);
+    }
 }
 
 impl Drop for ColumnFamilyCharge {
     fn drop(&mut self) {
-        self.memory.column_families.fetch_sub(1, Ordering::AcqRel);
+        self.memory.column_families.fetch_sub(*self.count.get_mut(), Ordering::AcqRel);
     }
 }
 
@@ -376,13 +386,14 @@ mod tests {
     fn memtables_to_come_are_bounded_by_the_column_families_of_the_slot() {
         let memory = Arc::new(SlotMemory::new(300 << 20, 0.5, 1 << 20).unwrap());
         assert_eq!(memory.memtable_ceiling(), 0, "no column family, no memtable");
-        let first = memory.charge_column_family();
+        let first = memory.charge_column_families(1);
         let per_family = 2 * (9 << 20) / 8;
         assert_eq!(memory.memtable_ceiling(), per_family);
         let idle = memory.idle_cache_bytes();
         let expected = memory.cache_capacity() - memory.cache_usage() - (per_family - memory.write_buffer_usage());
         assert_eq!(idle, expected);
-        let many: Vec<_> = (0..100).map(|_| memory.charge_column_family()).collect();
+        let many = memory.charge_column_families(99);
+        many.add(1);
         assert_eq!(memory.memtable_ceiling(), 100 << 20, "never above the write-buffer manager's limit");
         drop(many);
         assert_eq!(memory.memtable_ceiling(), per_family);

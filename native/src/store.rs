@@ -61,7 +61,7 @@ pub struct KeyedStore {
     /// The slot's cache and write-buffer manager, kept alive while the database uses them.
     memory: Arc<SlotMemory>,
     /// This store's column families (the default one too) in the slot's memtable ceiling.
-    memtable_charges: Mutex<Vec<ColumnFamilyCharge>>,
+    memtable_charge: ColumnFamilyCharge,
     /// Point puts and deletes not yet applied; see [`KeyedStore::db`].
     write_back: WriteBack,
     /// The slot memory the write-back buffer holds, reserved at the store's first point write
@@ -105,7 +105,7 @@ impl KeyedStore {
             })
             .collect();
         let db = Db::open_cf_descriptors(&db_options, path, descriptors)?;
-        let memtable_charges = (0..=existing.len()).map(|_| config.memory.charge_column_family()).collect();
+        let memtable_charge = config.memory.charge_column_families(existing.len() + 1);
         let store = Arc::new(KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
@@ -116,7 +116,7 @@ impl KeyedStore {
             column_names: Mutex::new(existing),
             ttl_slots: Mutex::new(ttl_slots),
             memory: config.memory,
-            memtable_charges: Mutex::new(memtable_charges),
+            memtable_charge,
             write_back: WriteBack::new(config.write_back_bytes),
             write_back_budget: OnceLock::new(),
         });
@@ -270,7 +270,7 @@ impl KeyedStore {
                 IndexLayout::Partitioned => &self.partitioned_column_options,
             };
             self.db.create_cf(name, &state_column_options(shared, &slot))?;
-            self.memtable_charges.lock().unwrap_or_else(|e| e.into_inner()).push(self.memory.charge_column_family());
+            self.memtable_charge.add(1);
             self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), slot);
         }
         self.column_names.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned());

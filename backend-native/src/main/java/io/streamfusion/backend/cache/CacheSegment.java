@@ -57,6 +57,10 @@ final class CacheSegment {
     private byte[][] longKeys;
 
     private int slotCount;
+
+    /** The heap the table's arrays take, {@link #tableBytes(int)} of the slot count. */
+    private long tableBytes;
+
     private int size;
 
     /** The heap the entries take, without the table. */
@@ -79,6 +83,7 @@ final class CacheSegment {
         values = new CachedValue[slotCount];
         longKeys = new byte[slotCount][];
         this.slotCount = slotCount;
+        tableBytes = tableBytes(slotCount);
         hand = 0;
     }
 
@@ -140,7 +145,7 @@ final class CacheSegment {
             long stateId, byte[] key, int hash, CachedValue value, boolean onlyIfPresent) {
         long entryWeight = weigh(key.length, value);
         int slot = find(stateId, key, hash);
-        if (entryWeight + tableBytes(slotCount) > capacity || key.length > MAX_KEY_BYTES) {
+        if (entryWeight + tableBytes > capacity || key.length > MAX_KEY_BYTES) {
             if (slot >= 0) {
                 removeAt(slot);
             }
@@ -209,7 +214,7 @@ final class CacheSegment {
 
     /** The heap the segment takes: its table and its entries. */
     synchronized long weight() {
-        return tableBytes(slotCount) + entryBytes;
+        return tableBytes + entryBytes;
     }
 
     synchronized int size() {
@@ -218,7 +223,7 @@ final class CacheSegment {
 
     /** The heap the segment's table takes. */
     synchronized long tableBytes() {
-        return tableBytes(slotCount);
+        return tableBytes;
     }
 
     synchronized ValueCacheStats stats() {
@@ -297,7 +302,7 @@ final class CacheSegment {
 
     private int evictOverCapacity() {
         int evicted = 0;
-        while (size > 0 && tableBytes(slotCount) + entryBytes > capacity) {
+        while (size > 0 && tableBytes + entryBytes > capacity) {
             evictOne();
             evicted++;
         }
