@@ -72,10 +72,13 @@ SUITE_NOTES = {
                 "10 s windows after a 10 s warm-up; `complete`: rows/s of a bounded job from submission "
                 "to its end, startup included, as a user waits for it. The two differ for `rocksdb` "
                 "because a bounded 4M-row job ends before its state leaves the memtable, and for every "
-                "setup because startup counts. Where the layer-on ratio stops rising (64 keys, payload "
-                "256), a CPU profile puts the source task on a full core: the row conversion, copies "
-                "between chained operators and the exchange's serialization are Flink's and the same "
-                "for all four setups (docs/architecture.md, \"What the Top-1 ranker's design bought\").",
+                "setup because startup counts. The source emits Flink's internal `BinaryRowData`, as a "
+                "table connector's format does (since 2026-12-06; tables measured before then had a "
+                "`Row` source whose conversion and UTF-8 encoding cost the source thread about a third "
+                "more). Where the layer-on ratio stops rising (64 keys), a CPU profile puts the source "
+                "task on a full core: copies between chained operators and the keyed exchange's "
+                "hashing and serialization are Flink's and the same for all four setups "
+                "(docs/architecture.md, \"What the Top-1 ranker's design bought\").",
     "sql-dedup": "Flink SQL deduplication on processing time, `ROW_NUMBER() OVER (PARTITION BY k ORDER BY "
                  "PROCTIME() DESC|ASC) = 1`, into a retracting blackhole sink. Keep-last: every row "
                  "replaces its key's kept row, so each emits UPDATE_BEFORE and UPDATE_AFTER. Keep-first: "
@@ -92,8 +95,8 @@ SUITE_NOTES = {
                        "(NOT NULL checks alone keep Flink's operator in every setup). "
                        "`type-length=TRIM_PAD`: a `CHAR(5)` column fed the source's 8-character payload, "
                        "declared `CHAR(5)` by the source as a connector's values arrive, so every row is "
-                       "trimmed; both: the two together. rows/s of complete jobs (net runtime), median of three runs; the source, its "
-                       "row conversion and the projection are Flink's in all four setups.",
+                       "trimmed; both: the two together. rows/s of complete jobs (net runtime), median of three runs; the source and "
+                       "the projection are Flink's in all four setups.",
     "sql-upsert": "Flink SQL `INSERT INTO sink SELECT MAX(k), g, SUM(v) FROM src GROUP BY g` into a "
                   "blackhole sink with PRIMARY KEY (k): 4 groups share each key, so the planner adds "
                   "its sink upsert materializer (strategy in the case; materialization forced). The nested "

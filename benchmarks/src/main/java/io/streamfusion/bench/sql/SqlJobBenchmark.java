@@ -16,7 +16,7 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.types.Row;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.FileUtils;
 
 import java.io.Writer;
@@ -214,8 +214,9 @@ public final class SqlJobBenchmark {
     private static StreamTableEnvironment define(
             SqlWorkload workload, Configuration config, long rows) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        DataGeneratorSource<Row> source =
-                new DataGeneratorSource<>(workload.generator(), rows, GeneratedRows.type());
+        DataGeneratorSource<RowData> source =
+                new DataGeneratorSource<>(
+                        workload.generator(), rows, GeneratedRows.type(workload.payloadType()));
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
         workload.tableOptions()
                 .forEach(

@@ -1,11 +1,12 @@
 package io.streamfusion.bench.sql;
 
-import org.apache.flink.types.Row;
+import org.apache.flink.table.data.RowData;
 
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The planner builds the job each SQL benchmark claims to measure, from the rows it claims. */
@@ -57,21 +58,28 @@ class SqlWorkloadsTest {
     void rejectedArrivalsLoseAndImprovingArrivalsWin() {
         GeneratedRows rejected = new GeneratedRows(64, 64, false, 8);
         GeneratedRows improving = new GeneratedRows(64, 64, true, 8);
-        Row first = rejected.map(3L);
-        Row later = rejected.map(3L + 64);
-        assertEquals(first.getField(1), later.getField(1));
-        assertTrue((long) later.getField(2) < (long) first.getField(2));
-        assertTrue(
-                (long) improving.map(3L + 64).getField(2) > (long) improving.map(3L).getField(2));
-        assertEquals(8, ((String) later.getField(3)).length());
-        assertFalse(first.getField(3).equals(later.getField(3)));
+        RowData first = rejected.map(3L);
+        RowData later = rejected.map(3L + 64);
+        assertEquals(first.getLong(1), later.getLong(1));
+        assertTrue(later.getLong(2) < first.getLong(2));
+        assertTrue(improving.map(3L + 64).getLong(2) > improving.map(3L).getLong(2));
+        assertEquals(8, later.getString(3).toString().length());
+        assertEquals("ppppppp3", first.getString(3).toString());
+        assertEquals("pppppp67", later.getString(3).toString());
     }
 
     @Test
     void upsertGroupsShareSinkKeys() {
         GeneratedRows rows =
                 new GeneratedRows(1_000 * SqlWorkloads.CANDIDATES_PER_SINK_KEY, 1_000, true, 8);
-        assertEquals(rows.map(5L).getField(1), rows.map(1_005L).getField(1));
-        assertFalse(rows.map(5L).getField(0).equals(rows.map(1_005L).getField(0)));
+        assertEquals(rows.map(5L).getLong(1), rows.map(1_005L).getLong(1));
+        assertNotEquals(rows.map(5L).getLong(0), rows.map(1_005L).getLong(0));
+    }
+
+    @Test
+    void theSourceTypeDeclaresThePayloadTypeOfTheWorkload() {
+        assertEquals(
+                "ROW<`g` BIGINT, `k` BIGINT, `v` BIGINT, `payload` CHAR(5)>",
+                GeneratedRows.type("CHAR(5)").toRowType().asSummaryString());
     }
 }
