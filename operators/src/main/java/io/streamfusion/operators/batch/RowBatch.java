@@ -1,10 +1,8 @@
 package io.streamfusion.operators.batch;
 
-import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.binary.BinarySegmentUtils;
 
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
@@ -28,8 +26,8 @@ public final class RowBatch implements AutoCloseable {
 
     private final BufferAllocator allocator;
     private final StructVector struct;
-    private final VarBinaryVector keys;
-    private final VarBinaryVector rows;
+    private final BinaryColumnAppender keys;
+    private final BinaryColumnAppender rows;
     private final RowData[] rowObjects;
     private final BinaryRowData[] keyObjects;
     private final long[] timestamps;
@@ -45,8 +43,10 @@ public final class RowBatch implements AutoCloseable {
     public RowBatch(BufferAllocator allocator, int capacity, long maxDataBytes) {
         this.allocator = allocator;
         this.struct = StructVector.empty("batch", allocator);
-        this.keys = struct.addOrGet("key", notNull(), VarBinaryVector.class);
-        this.rows = struct.addOrGet("row", notNull(), VarBinaryVector.class);
+        this.keys =
+                new BinaryColumnAppender(struct.addOrGet("key", notNull(), VarBinaryVector.class));
+        this.rows =
+                new BinaryColumnAppender(struct.addOrGet("row", notNull(), VarBinaryVector.class));
         this.rowObjects = new RowData[capacity];
         this.keyObjects = new BinaryRowData[capacity];
         this.timestamps = new long[capacity];
@@ -91,27 +91,14 @@ public final class RowBatch implements AutoCloseable {
      * key, and its record's timestamp.
      */
     public void add(BinaryRowData row, RowData kept, BinaryRowData key, StreamRecord<?> record) {
-        setBytes(keys, size, key);
-        setBytes(rows, size, row);
-        struct.setIndexDefined(size);
+        keys.append(key);
+        rows.append(row);
         rowObjects[size] = kept;
         keyObjects[size] = key;
         hasTimestamp[size] = record.hasTimestamp();
         timestamps[size] = record.getTimestamp();
         dataBytes += key.getSizeInBytes() + row.getSizeInBytes();
         size++;
-    }
-
-    private static void setBytes(VarBinaryVector vector, int index, BinaryRowData row) {
-        MemorySegment[] segments = row.getSegments();
-        if (segments.length == 1 && !segments[0].isOffHeap()) {
-            vector.setSafe(index, segments[0].getArray(), row.getOffset(), row.getSizeInBytes());
-        } else {
-            vector.setSafe(
-                    index,
-                    BinarySegmentUtils.copyToBytes(
-                            segments, row.getOffset(), row.getSizeInBytes()));
-        }
     }
 
     /** The row at {@code index}, as the operator kept it. */
@@ -137,9 +124,14 @@ public final class RowBatch implements AutoCloseable {
      * batch is {@link #clear() cleared}.
      */
     public void exportTo(ArrowArray array) {
+        keys.complete();
+        rows.complete();
+        if (size > 0) {
+            // Grows the struct's validity buffer to the batch, then marks every row present.
+            struct.setIndexDefined(size - 1);
+            BinaryColumnAppender.setValid(struct.getValidityBuffer(), size);
+        }
         struct.setValueCount(size);
-        keys.setValueCount(size);
-        rows.setValueCount(size);
         Data.exportVector(allocator, struct, null, array);
     }
 
@@ -148,6 +140,8 @@ public final class RowBatch implements AutoCloseable {
         java.util.Arrays.fill(rowObjects, 0, size, null);
         java.util.Arrays.fill(keyObjects, 0, size, null);
         struct.reset();
+        keys.clear();
+        rows.clear();
         size = 0;
         dataBytes = 0;
     }
