@@ -82,7 +82,12 @@ impl WinnerCache {
 
     /// The slot of `key` (whose hash is `hash`), counting a hit or a miss, and the read.
     pub fn lookup(&mut self, hash: u64, key: &[u8]) -> Option<u32> {
-        self.sketch.increment(hash);
+        // As in Caffeine, reads count only once the cache is half full: only a full cache asks
+        // the sketch, and one that holds every key it sees (a kernel's usual case) would pay four
+        // counter updates per read for nothing.
+        if self.used * 2 >= self.capacity {
+            self.sketch.increment(hash);
+        }
         let slots = &self.slots;
         let found = self.table.find(hash, |&slot| slots[slot as usize].as_ref().is_some_and(|e| *e.key == *key));
         match found {
@@ -376,6 +381,22 @@ mod tests {
         assert_eq!(drained, vec![(1u64.to_be_bytes().to_vec(), 1, 1), (2u64.to_be_bytes().to_vec(), 2, 2)]);
         cache.drain_dirty(|_, _, _| panic!("drained entries are clean"));
         assert!(!cache.put_dirty(1, b"k", &[0; 4000], 0), "too large for the cache");
+    }
+
+    #[test]
+    fn reads_count_towards_admission_once_the_cache_is_half_full() {
+        let entry = 8 + 16 + ENTRY_OVERHEAD_BYTES;
+        let mut cache = WinnerCache::new(entry * 100 + 1024);
+        let key = 7u64.to_be_bytes();
+        cache.lookup(hash(&key), &key);
+        assert_eq!(cache.sketch.frequency(hash(&key)), 0, "an empty cache counts no read");
+        let mut k = 1_000u64;
+        while cache.used_bytes() * 2 < cache.capacity() {
+            read_and_put(&mut cache, k);
+            k += 1;
+        }
+        cache.lookup(hash(&key), &key);
+        assert_eq!(cache.sketch.frequency(hash(&key)), 1, "a half-full cache counts every read");
     }
 
     #[test]
