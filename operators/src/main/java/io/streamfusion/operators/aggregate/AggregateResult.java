@@ -1,6 +1,7 @@
 package io.streamfusion.operators.aggregate;
 
-import org.apache.flink.core.memory.MemorySegmentFactory;
+import io.streamfusion.operators.batch.BinaryColumnReader;
+
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 import org.apache.arrow.vector.TinyIntVector;
@@ -15,14 +16,14 @@ final class AggregateResult implements AutoCloseable {
 
     private final StructVector result;
     private final TinyIntVector decisions;
-    private final VarBinaryVector previous;
-    private final VarBinaryVector current;
+    private final BinaryColumnReader previous;
+    private final BinaryColumnReader current;
 
     AggregateResult(StructVector result) {
         this.result = result;
         this.decisions = (TinyIntVector) result.getChildByOrdinal(0);
-        this.previous = (VarBinaryVector) result.getChildByOrdinal(1);
-        this.current = (VarBinaryVector) result.getChildByOrdinal(2);
+        this.previous = new BinaryColumnReader((VarBinaryVector) result.getChildByOrdinal(1));
+        this.current = new BinaryColumnReader((VarBinaryVector) result.getChildByOrdinal(2));
     }
 
     byte decision(int i) {
@@ -31,18 +32,12 @@ final class AggregateResult implements AutoCloseable {
 
     /** Row {@code i}'s old value, a row of {@code arity} fields. */
     BinaryRowData previous(int i, int arity) {
-        return row(previous.get(i), arity);
+        return previous.row(i, arity);
     }
 
     /** Row {@code i}'s new value, a row of {@code arity} fields. */
     BinaryRowData current(int i, int arity) {
-        return row(current.get(i), arity);
-    }
-
-    private static BinaryRowData row(byte[] bytes, int arity) {
-        BinaryRowData row = new BinaryRowData(arity);
-        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-        return row;
+        return current.row(i, arity);
     }
 
     @Override

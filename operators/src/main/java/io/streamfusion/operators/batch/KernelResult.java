@@ -1,6 +1,5 @@
 package io.streamfusion.operators.batch;
 
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 import org.apache.arrow.vector.IntVector;
@@ -18,13 +17,13 @@ public final class KernelResult implements AutoCloseable {
     private final StructVector result;
     private final TinyIntVector decisions;
     private final IntVector batchRows;
-    private final VarBinaryVector storedRows;
+    private final BinaryColumnReader storedRows;
 
     KernelResult(StructVector result) {
         this.result = result;
         this.decisions = (TinyIntVector) result.getChildByOrdinal(0);
         this.batchRows = (IntVector) result.getChildByOrdinal(1);
-        this.storedRows = (VarBinaryVector) result.getChildByOrdinal(2);
+        this.storedRows = new BinaryColumnReader((VarBinaryVector) result.getChildByOrdinal(2));
     }
 
     /** The decision for row {@code i}. */
@@ -41,10 +40,7 @@ public final class KernelResult implements AutoCloseable {
         if (fromBatch >= 0) {
             return ((BinaryRowData) batch.row(fromBatch)).copy();
         }
-        byte[] bytes = storedRows.get(i);
-        BinaryRowData row = new BinaryRowData(arity);
-        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-        return row;
+        return storedRows.row(i, arity);
     }
 
     @Override

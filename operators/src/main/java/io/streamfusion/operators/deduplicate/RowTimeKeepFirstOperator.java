@@ -7,11 +7,11 @@ import io.streamfusion.api.columnar.Top1RankerSpec;
 import io.streamfusion.api.columnar.Top1Replacement;
 import io.streamfusion.operators.OperatorConfig;
 import io.streamfusion.operators.batch.BatchingOperator;
+import io.streamfusion.operators.batch.BinaryColumnReader;
 import io.streamfusion.operators.batch.KernelResult;
 import io.streamfusion.operators.batch.RowBatch;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -174,15 +174,13 @@ public final class RowTimeKeepFirstOperator extends BatchingOperator
             return;
         }
         try (StructVector result = runKernelRaw(firedTimers, ranker::takeWinners)) {
-            VarBinaryVector winners = (VarBinaryVector) result.getChildByOrdinal(0);
+            BinaryColumnReader winners =
+                    new BinaryColumnReader((VarBinaryVector) result.getChildByOrdinal(0));
             for (int i = 0; i < firedTimers.size(); i++) {
-                if (winners.isNull(i)) {
-                    continue;
+                BinaryRowData winner = winners.row(i, spec.rowArity());
+                if (winner != null) {
+                    emit(firedTimers, i, winner);
                 }
-                byte[] bytes = winners.get(i);
-                BinaryRowData winner = new BinaryRowData(spec.rowArity());
-                winner.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-                emit(firedTimers, i, winner);
             }
         } finally {
             firedTimers.clear();
