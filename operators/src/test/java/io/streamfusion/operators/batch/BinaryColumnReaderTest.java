@@ -7,8 +7,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.junit.jupiter.api.Test;
 
-import java.util.Arrays;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -17,10 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class BinaryColumnReaderTest {
 
     private static byte[] bytes(BinaryRowData row) {
-        return Arrays.copyOfRange(
-                row.getSegments()[0].getArray(),
-                row.getOffset(),
-                row.getOffset() + row.getSizeInBytes());
+        return TestRows.bytes(row);
     }
 
     @Test

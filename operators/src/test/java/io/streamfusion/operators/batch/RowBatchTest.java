@@ -33,10 +33,18 @@ class RowBatchTest {
     }
 
     private static byte[] bytes(BinaryRowData row) {
-        return Arrays.copyOfRange(
-                row.getSegments()[0].getArray(),
-                row.getOffset(),
-                row.getOffset() + row.getSizeInBytes());
+        return TestRows.bytes(row);
+    }
+
+    /** Exports the batch through the C Data Interface and imports it, as a kernel sees it. */
+    private static StructVector exportAndImport(BufferAllocator allocator, RowBatch batch) {
+        try (ArrowArray array = ArrowArray.allocateNew(allocator);
+                org.apache.arrow.c.ArrowSchema schema =
+                        org.apache.arrow.c.ArrowSchema.allocateNew(allocator)) {
+            batch.exportTo(array);
+            batch.exportSchema(schema);
+            return (StructVector) Data.importVector(allocator, array, schema, null);
+        }
     }
 
     @Test
@@ -51,18 +59,11 @@ class RowBatchTest {
                         batch.hasTimestamp(0)
                                 && batch.timestamp(0) == 77
                                 && !batch.hasTimestamp(1));
-                try (ArrowArray array = ArrowArray.allocateNew(allocator);
-                        org.apache.arrow.c.ArrowSchema schema =
-                                org.apache.arrow.c.ArrowSchema.allocateNew(allocator)) {
-                    batch.exportTo(array);
-                    batch.exportSchema(schema);
-                    try (StructVector imported =
-                            (StructVector) Data.importVector(allocator, array, schema, null)) {
-                        VarBinaryVector keys = (VarBinaryVector) imported.getChild("key");
-                        VarBinaryVector rows = (VarBinaryVector) imported.getChild("row");
-                        assertArrayEquals(bytes(row(1)), keys.get(0));
-                        assertArrayEquals(bytes(row(20)), rows.get(1));
-                    }
+                try (StructVector imported = exportAndImport(allocator, batch)) {
+                    VarBinaryVector keys = (VarBinaryVector) imported.getChild("key");
+                    VarBinaryVector rows = (VarBinaryVector) imported.getChild("row");
+                    assertArrayEquals(bytes(row(1)), keys.get(0));
+                    assertArrayEquals(bytes(row(20)), rows.get(1));
                 }
                 batch.clear();
                 assertTrue(batch.isEmpty());
@@ -124,26 +125,17 @@ class RowBatchTest {
                     BinaryRowData key = i % 97 == 0 ? splitOverTwoSegments(row(i)) : row(i);
                     batch.add(row, row, key, new StreamRecord<RowData>(row));
                 }
-                try (ArrowArray array = ArrowArray.allocateNew(allocator);
-                        org.apache.arrow.c.ArrowSchema schema =
-                                org.apache.arrow.c.ArrowSchema.allocateNew(allocator)) {
-                    batch.exportTo(array);
-                    batch.exportSchema(schema);
-                    try (StructVector imported =
-                            (StructVector) Data.importVector(allocator, array, schema, null)) {
-                        VarBinaryVector keys = (VarBinaryVector) imported.getChild("key");
-                        VarBinaryVector rows = (VarBinaryVector) imported.getChild("row");
-                        assertEquals(count, imported.getValueCount());
-                        assertEquals(0, imported.getNullCount());
-                        assertEquals(0, keys.getNullCount());
-                        assertEquals(0, rows.getNullCount());
-                        for (int i = 0; i < count; i++) {
-                            assertArrayEquals(bytes(row(i)), keys.get(i), "key " + i);
-                            assertArrayEquals(
-                                    bytes(stringRow((i * 7 + round) % 300)),
-                                    rows.get(i),
-                                    "row " + i);
-                        }
+                try (StructVector imported = exportAndImport(allocator, batch)) {
+                    VarBinaryVector keys = (VarBinaryVector) imported.getChild("key");
+                    VarBinaryVector rows = (VarBinaryVector) imported.getChild("row");
+                    assertEquals(count, imported.getValueCount());
+                    assertEquals(0, imported.getNullCount());
+                    assertEquals(0, keys.getNullCount());
+                    assertEquals(0, rows.getNullCount());
+                    for (int i = 0; i < count; i++) {
+                        assertArrayEquals(bytes(row(i)), keys.get(i), "key " + i);
+                        assertArrayEquals(
+                                bytes(stringRow((i * 7 + round) % 300)), rows.get(i), "row " + i);
                     }
                 }
                 batch.clear();

@@ -3,6 +3,8 @@ package io.streamfusion.operators.batch;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.writer.BinaryRowWriter;
 
+import java.util.Arrays;
+
 /** Rows for the batch tests. */
 final class TestRows {
 
@@ -15,5 +17,13 @@ final class TestRows {
         writer.writeLong(0, value);
         writer.complete();
         return row;
+    }
+
+    /** The bytes of a row held in one heap segment. */
+    static byte[] bytes(BinaryRowData row) {
+        return Arrays.copyOfRange(
+                row.getSegments()[0].getArray(),
+                row.getOffset(),
+                row.getOffset() + row.getSizeInBytes());
     }
 }
