@@ -16,6 +16,7 @@ pub mod rescale;
 pub mod scan;
 pub mod store;
 pub mod ttl;
+pub mod word_hash;
 pub mod write_back;
 
 #[cfg(test)]

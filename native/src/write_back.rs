@@ -11,9 +11,13 @@
 //! without a write-ahead log, what the buffer holds is lost only with the store itself; a
 //! checkpoint applies it first.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
+
+use hashbrown::hash_map::EntryRef;
+use hashbrown::HashMap;
+
+use crate::word_hash::WordHashBuilder;
 
 /// What one entry costs beyond its key and value bytes: the hash table slot and two vector
 /// headers, with the allocator's rounding.
@@ -46,7 +50,7 @@ fn entry_bytes(key: &[u8], held: &HeldWrite) -> usize {
 #[derive(Default)]
 struct ColumnWrites {
     name: String,
-    entries: HashMap<Vec<u8>, HeldWrite>,
+    entries: HashMap<Vec<u8>, HeldWrite, WordHashBuilder>,
 }
 
 #[derive(Default)]
@@ -99,7 +103,7 @@ impl WriteBack {
         if let Some(slot) = pending.columns.iter().position(|column| column.name == name) {
             return slot;
         }
-        pending.columns.push(ColumnWrites { name: name.to_owned(), entries: HashMap::new() });
+        pending.columns.push(ColumnWrites { name: name.to_owned(), entries: HashMap::default() });
         pending.columns.len() - 1
     }
 
@@ -141,17 +145,18 @@ impl WriteBack {
         let mut pending = self.lock();
         let Pending { columns, bytes } = &mut *pending;
         let entries = &mut columns[slot].entries;
-        match entries.get_mut(key) {
-            Some(held) => {
+        match entries.entry_ref(key) {
+            EntryRef::Occupied(mut entry) => {
+                let held = entry.get_mut();
                 let removed = held.bytes();
                 let earlier = std::mem::replace(held, HeldWrite::Delete);
                 *held = change(Some(earlier));
                 *bytes = (*bytes + held.bytes()) - removed;
             }
-            None => {
+            EntryRef::Vacant(entry) => {
                 let held = change(None);
                 *bytes += entry_bytes(key, &held);
-                entries.insert(key.to_vec(), held);
+                entry.insert(held);
                 self.entries.fetch_add(1, Ordering::Release);
             }
         }

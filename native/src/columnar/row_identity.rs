@@ -14,6 +14,7 @@
 use super::binary_row::BinaryRow;
 use super::sort_key::{compare_big_endian, FieldType};
 use crate::error::{NativeError, Result};
+use crate::word_hash::WordHasher;
 
 /// What identifies a candidate row.
 #[derive(Clone, Debug)]
@@ -24,36 +25,7 @@ pub enum RowIdentity {
     Fields { arity: usize, fields: Vec<(usize, FieldType)> },
 }
 
-const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
-const MULTIPLIER: u64 = 0x517c_c1b7_2722_0a95;
 const NULL_MARK: u64 = 0x6e75_6c6c;
-
-/// The stable word hasher behind [`RowIdentity::hash`].
-struct WordHasher(u64);
-
-impl WordHasher {
-    fn word(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(MULTIPLIER);
-    }
-
-    fn bytes(&mut self, bytes: &[u8]) {
-        self.word(bytes.len() as u64);
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.word(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.word(u64::from_le_bytes(last));
-        }
-    }
-
-    fn finish(&self) -> u32 {
-        (self.0 ^ (self.0 >> 32)) as u32
-    }
-}
 
 /// A big-endian two's-complement integer without redundant sign bytes, so equal values hash alike.
 fn minimal_big_endian(mut v: &[u8]) -> &[u8] {
@@ -70,7 +42,7 @@ impl RowIdentity {
 
     /// The identity's hash: equal identities hash alike.
     pub fn hash(&self, row: &[u8]) -> Result<u32> {
-        let mut hasher = WordHasher(SEED);
+        let mut hasher = WordHasher::default();
         match self {
             RowIdentity::WholeRow => hasher.bytes(Self::whole_row_tail(row)?),
             RowIdentity::Fields { arity, fields } => {
@@ -103,7 +75,7 @@ impl RowIdentity {
                 }
             }
         }
-        Ok(hasher.finish())
+        Ok(hasher.finish32())
     }
 
     /// Whether `a` and `b` are the same candidate, as Flink's materializer decides it.

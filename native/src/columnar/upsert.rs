@@ -27,7 +27,7 @@
 //! TTL is per key, as Flink's on the list value (`OnCreateAndWrite`, `NeverReturnExpired`): a key
 //! whose last write is older than the TTL reads as empty, and its entries are deleted.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, Int32Array, Int8Array, StructArray};
@@ -42,6 +42,7 @@ use super::winner_cache::WinnerCache;
 use crate::error::{NativeError, Result};
 use crate::memory::MemoryReservation;
 use crate::store::{EntryCursor, StateColumnFamily, StoreWrite};
+use crate::word_hash::WordHashMap;
 use expiry_sweep::ExpirySweep;
 use inline_list::InlineList;
 
@@ -246,7 +247,7 @@ impl UpsertMaterializer {
                 hashes[i] = self.config.identity.hash(rows.value(i))?;
             }
         }
-        let mut by_hash = HashMap::new();
+        let mut by_hash = WordHashMap::default();
         self.read_hash_entries(&bases, &batch_keys.key_of_row, &hashes, &work, &mut by_hash)?;
 
         // One iterator for every reverse seek of the batch, made on the first: it sees the state as
@@ -538,7 +539,7 @@ impl UpsertMaterializer {
     fn spill_long_lists<'r>(
         &self,
         work: &mut [KeyWork<'r>],
-        by_hash: &mut HashMap<(u32, u32), HashWork<'r>>,
+        by_hash: &mut WordHashMap<(u32, u32), HashWork<'r>>,
         rows: &BinaryArray,
     ) -> Result<()> {
         for (key, of_key) in work.iter_mut().enumerate() {
@@ -578,7 +579,7 @@ impl UpsertMaterializer {
         key_of_row: &[u32],
         hashes: &[u32],
         work: &[KeyWork<'r>],
-        by_hash: &mut HashMap<(u32, u32), HashWork<'r>>,
+        by_hash: &mut WordHashMap<(u32, u32), HashWork<'r>>,
     ) -> Result<()> {
         let mut wanted = Vec::new();
         let mut hash_keys = Vec::new();
@@ -661,7 +662,7 @@ impl UpsertMaterializer {
         bases: &StateKeys,
         key_hashes: &[u64],
         work: &[KeyWork],
-        by_hash: &HashMap<(u32, u32), HashWork>,
+        by_hash: &WordHashMap<(u32, u32), HashWork>,
         rows: &BinaryArray,
     ) -> Result<()> {
         let direct = self.cache_inline_lists(cache, bases, key_hashes, work, rows);

@@ -13,11 +13,10 @@
 //! into an overlay that the rows then change, and writes the changes in the batch's write batch.
 //! An element that has expired under TTL reads as absent, as `NeverReturnExpired` has it.
 
-use std::collections::HashMap;
-
 use crate::columnar::stored_rows::ValueFormat;
 use crate::error::{NativeError, Result};
 use crate::store::{StateColumnFamily, StoreWrite};
+use crate::word_hash::WordHashMap;
 
 const COUNT_BYTES: usize = 8;
 const TIMESTAMP_BYTES: usize = 8;
@@ -44,9 +43,9 @@ struct Count {
 pub struct BatchCounts<'t> {
     table: &'t ElementTable,
     format: ValueFormat,
-    counts: HashMap<(u32, Element), Count>,
+    counts: WordHashMap<(u32, Element), Count>,
     /// The elements of each key in `counts`, in the order they were first seen.
-    elements: HashMap<u32, Vec<Element>>,
+    elements: WordHashMap<u32, Vec<Element>>,
     /// Per key: whether its counts are in the state as the batch found them; false for a key the
     /// batch found without accumulators (so without elements) or cleared.
     stored: Vec<bool>,
@@ -61,8 +60,8 @@ impl<'t> BatchCounts<'t> {
         BatchCounts {
             table,
             format,
-            counts: HashMap::new(),
-            elements: HashMap::new(),
+            counts: WordHashMap::default(),
+            elements: WordHashMap::default(),
             stored,
             cleared: vec![false; keys],
         }
