@@ -584,7 +584,7 @@ impl StateColumnFamily {
         let held = store.write_back.read(self.write_slot, key, |held| -> Result<Option<Option<Vec<u8>>>> {
             match held {
                 None => Ok(None),
-                Some(HeldWrite::Put(value)) => Ok(Some(Some(value.clone()))),
+                Some(HeldWrite::Put(value)) => Ok(Some(Some(value.to_vec()))),
                 Some(HeldWrite::Delete) => Ok(Some(None)),
                 Some(HeldWrite::Merge(operands)) => {
                     let stored = store.db.get_pinned_cf_opt(&self.cf, key, &store.options.read)?;
@@ -594,7 +594,7 @@ impl StateColumnFamily {
                             append_list_operand(&mut value, operands);
                             value
                         }
-                        None => operands.clone(),
+                        None => operands.to_vec(),
                     })))
                 }
             }
@@ -685,7 +685,7 @@ impl StateColumnFamily {
     pub fn merge(&self, key: &[u8], value: &[u8]) -> Result<()> {
         let store = &self.store;
         if store.buffers_writes() {
-            if store.write_back.merge(self.write_slot, key, value, append_list_operand) {
+            if store.write_back.merge(self.write_slot, key, value, &[LIST_DELIMITER]) {
                 store.apply_write_back()?;
             }
             return Ok(());

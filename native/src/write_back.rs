@@ -10,53 +10,133 @@
 //! buffer before anything else reads or writes RocksDB (see `KeyedStore::db`). Like a memtable
 //! without a write-ahead log, what the buffer holds is lost only with the store itself; a
 //! checkpoint applies it first.
+//!
+//! Keys and values live in one arena, a byte vector the table's entries point into, so holding a
+//! new key allocates nothing and a flush frees nothing: it clears the arena and keeps its
+//! capacity for the next round.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use hashbrown::hash_map::EntryRef;
-use hashbrown::HashMap;
+use hashbrown::HashTable;
 
 use crate::word_hash::WordHashBuilder;
 
-/// What one entry costs beyond its key and value bytes: the hash table slot and two vector
-/// headers, with the allocator's rounding.
+/// What one entry costs beyond its bytes in the arena: its table slot, with the table's spare
+/// capacity.
 const ENTRY_OVERHEAD_BYTES: usize = 64;
 
-/// The pending write of one key: what a flush hands RocksDB for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeldWrite {
-    Put(Vec<u8>),
+/// The pending write of one key, as the buffer shows it: what a flush hands RocksDB for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeldWrite<'a> {
+    Put(&'a [u8]),
     Delete,
-    /// Merge operands not yet applied, combined into one by the store's append function.
-    Merge(Vec<u8>),
+    /// Merge operands not yet applied, joined by the store's merge separator.
+    Merge(&'a [u8]),
 }
 
-impl HeldWrite {
-    fn bytes(&self) -> usize {
-        match self {
-            HeldWrite::Put(bytes) | HeldWrite::Merge(bytes) => bytes.len(),
-            HeldWrite::Delete => 0,
-        }
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Put,
+    Delete,
+    Merge,
+}
+
+/// A run of the arena's bytes.
+#[derive(Clone, Copy, Default)]
+struct Span {
+    start: usize,
+    len: usize,
+}
+
+impl Span {
+    fn end(self) -> usize {
+        self.start + self.len
     }
 }
 
-/// What one held entry counts towards the buffer's limit.
-fn entry_bytes(key: &[u8], held: &HeldWrite) -> usize {
-    key.len() + held.bytes() + ENTRY_OVERHEAD_BYTES
+/// One held key: where its key and value bytes are in the arena.
+#[derive(Clone, Copy)]
+struct Entry {
+    hash: u64,
+    key: Span,
+    kind: Kind,
+    value: Span,
+}
+
+/// The bytes of every held key and value, appended. A value that outgrows its place moves to
+/// the end, and what it leaves counts towards the buffer's limit until the arena is cleared.
+#[derive(Default)]
+struct Arena {
+    bytes: Vec<u8>,
+}
+
+impl Arena {
+    fn get(&self, span: Span) -> &[u8] {
+        &self.bytes[span.start..span.end()]
+    }
+
+    fn push(&mut self, bytes: &[u8]) -> Span {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        Span { start, len: bytes.len() }
+    }
+
+    /// `bytes` in place of `old` if they fit there, else at the end.
+    fn replace(&mut self, old: Span, bytes: &[u8]) -> Span {
+        if bytes.len() > old.len {
+            return self.push(bytes);
+        }
+        self.bytes[old.start..old.start + bytes.len()].copy_from_slice(bytes);
+        Span { start: old.start, len: bytes.len() }
+    }
+
+    /// `span` followed by `separator` and `operand`, at the end of the arena (`span` moves there
+    /// unless it already ends it).
+    fn append(&mut self, span: Span, separator: &[u8], operand: &[u8]) -> Span {
+        let span = if span.end() == self.bytes.len() {
+            span
+        } else {
+            let start = self.bytes.len();
+            self.bytes.extend_from_within(span.start..span.end());
+            Span { start, len: span.len }
+        };
+        self.bytes.extend_from_slice(separator);
+        self.bytes.extend_from_slice(operand);
+        Span { start: span.start, len: self.bytes.len() - span.start }
+    }
 }
 
 /// The pending writes of one column family, by key.
-#[derive(Default)]
 struct ColumnWrites {
     name: String,
-    entries: HashMap<Vec<u8>, HeldWrite, WordHashBuilder>,
+    entries: HashTable<Entry>,
 }
 
 #[derive(Default)]
 struct Pending {
     columns: Vec<ColumnWrites>,
-    bytes: usize,
+    arena: Arena,
+}
+
+impl Pending {
+    fn held(&self, entry: &Entry) -> HeldWrite<'_> {
+        match entry.kind {
+            Kind::Put => HeldWrite::Put(self.arena.get(entry.value)),
+            Kind::Delete => HeldWrite::Delete,
+            Kind::Merge => HeldWrite::Merge(self.arena.get(entry.value)),
+        }
+    }
+
+    fn find(&self, slot: usize, key: &[u8]) -> Option<&Entry> {
+        let arena = &self.arena;
+        self.columns[slot].entries.find(hash(key), |entry| arena.get(entry.key) == key)
+    }
+}
+
+fn hash(key: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    WordHashBuilder::default().hash_one(key)
 }
 
 /// The write-back buffer of one store. Column families are named by a slot number that
@@ -69,9 +149,9 @@ pub struct WriteBack {
     limit_bytes: AtomicUsize,
 }
 
-/// The writes a flush takes out of the buffer: for each column family with pending writes, its
-/// name and its entries in key order.
-pub type DrainedWrites = Vec<(String, Vec<(Vec<u8>, HeldWrite)>)>;
+/// The writes a flush hands over: for each column family with pending writes, its name and its
+/// entries in key order.
+pub type DrainedWrites<'a> = Vec<(&'a str, Vec<(&'a [u8], HeldWrite<'a>)>)>;
 
 impl WriteBack {
     /// A buffer that asks to be flushed once it holds `limit_bytes`; 0 holds nothing back.
@@ -103,74 +183,69 @@ impl WriteBack {
         if let Some(slot) = pending.columns.iter().position(|column| column.name == name) {
             return slot;
         }
-        pending.columns.push(ColumnWrites { name: name.to_owned(), entries: HashMap::default() });
+        pending.columns.push(ColumnWrites { name: name.to_owned(), entries: HashTable::new() });
         pending.columns.len() - 1
     }
 
     /// Holds a put (`Some`) or delete (`None`) of `key` in the column family `slot`, replacing an
     /// earlier one of the same key. Returns whether the buffer is full and should be flushed.
     pub fn write(&self, slot: usize, key: &[u8], value: Option<&[u8]>) -> bool {
-        self.hold(slot, key, |held| match (held, value) {
-            (Some(HeldWrite::Put(mut buffer)), Some(value)) => {
-                buffer.clear();
-                buffer.extend_from_slice(value);
-                HeldWrite::Put(buffer)
-            }
-            (_, Some(value)) => HeldWrite::Put(value.to_vec()),
-            (_, None) => HeldWrite::Delete,
+        self.hold(slot, key, |arena, held| match (value, held) {
+            (Some(value), Some((_, old))) => (Kind::Put, arena.replace(old, value)),
+            (Some(value), None) => (Kind::Put, arena.push(value)),
+            (None, _) => (Kind::Delete, Span::default()),
         })
     }
 
-    /// Holds a merge of `operand` into `key` in the column family `slot`. `append` adds an operand
-    /// to a value or to earlier operands, as the store's merge operator would, which must be
-    /// associative: a held put or merge of the key takes the operand in, and a held delete becomes
-    /// a put of the operand. Returns whether the buffer is full and should be flushed.
-    pub fn merge(&self, slot: usize, key: &[u8], operand: &[u8], append: fn(&mut Vec<u8>, &[u8])) -> bool {
-        self.hold(slot, key, |held| match held {
-            Some(HeldWrite::Put(mut value)) => {
-                append(&mut value, operand);
-                HeldWrite::Put(value)
-            }
-            Some(HeldWrite::Merge(mut operands)) => {
-                append(&mut operands, operand);
-                HeldWrite::Merge(operands)
-            }
-            Some(HeldWrite::Delete) => HeldWrite::Put(operand.to_vec()),
-            None => HeldWrite::Merge(operand.to_vec()),
+    /// Holds a merge of `operand` into `key` in the column family `slot`, as the store's merge
+    /// operator would join them: operands and a value concatenate with `separator` between them
+    /// (an associative operator). A held put or merge of the key takes the operand in, and a held
+    /// delete becomes a put of the operand. Returns whether the buffer is full and should be
+    /// flushed.
+    pub fn merge(&self, slot: usize, key: &[u8], operand: &[u8], separator: &[u8]) -> bool {
+        self.hold(slot, key, |arena, held| match held {
+            Some((Kind::Put, value)) => (Kind::Put, arena.append(value, separator, operand)),
+            Some((Kind::Merge, operands)) => (Kind::Merge, arena.append(operands, separator, operand)),
+            Some((Kind::Delete, _)) => (Kind::Put, arena.push(operand)),
+            None => (Kind::Merge, arena.push(operand)),
         })
     }
 
-    /// Replaces the held write of `key` (if any) with what `change` makes of it.
-    fn hold(&self, slot: usize, key: &[u8], change: impl FnOnce(Option<HeldWrite>) -> HeldWrite) -> bool {
+    /// Sets the held write of `key` to what `change` makes of the one it has (if any), which
+    /// puts its value bytes in the arena.
+    fn hold(
+        &self,
+        slot: usize,
+        key: &[u8],
+        change: impl FnOnce(&mut Arena, Option<(Kind, Span)>) -> (Kind, Span),
+    ) -> bool {
         let mut pending = self.lock();
-        let Pending { columns, bytes } = &mut *pending;
+        let Pending { columns, arena } = &mut *pending;
+        let hash = hash(key);
         let entries = &mut columns[slot].entries;
-        match entries.entry_ref(key) {
-            EntryRef::Occupied(mut entry) => {
-                let held = entry.get_mut();
-                let removed = held.bytes();
-                let earlier = std::mem::replace(held, HeldWrite::Delete);
-                *held = change(Some(earlier));
-                *bytes = (*bytes + held.bytes()) - removed;
-            }
-            EntryRef::Vacant(entry) => {
-                let held = change(None);
-                *bytes += entry_bytes(key, &held);
-                entry.insert(held);
+        match entries.find_mut(hash, |entry| arena.get(entry.key) == key) {
+            Some(entry) => (entry.kind, entry.value) = change(arena, Some((entry.kind, entry.value))),
+            None => {
+                let key = arena.push(key);
+                let (kind, value) = change(arena, None);
+                entries.insert_unique(hash, Entry { hash, key, kind, value }, |entry| entry.hash);
                 self.entries.fetch_add(1, Ordering::Release);
             }
         }
-        *bytes >= self.limit_bytes()
+        // The arena, dead bytes included, and the entries.
+        let bytes = arena.bytes.len() + self.entries.load(Ordering::Relaxed) * ENTRY_OVERHEAD_BYTES;
+        bytes >= self.limit_bytes()
     }
 
     /// Runs `read` over the held write of `key` in the column family `slot` (`None` if it has
     /// none), under the lock if the buffer holds anything: a read that must combine a held merge
     /// with RocksDB's value sees neither change meanwhile.
-    pub fn read<R>(&self, slot: usize, key: &[u8], read: impl FnOnce(Option<&HeldWrite>) -> R) -> R {
+    pub fn read<R>(&self, slot: usize, key: &[u8], read: impl FnOnce(Option<HeldWrite<'_>>) -> R) -> R {
         if self.is_empty() {
             return read(None);
         }
-        read(self.lock().columns[slot].entries.get(key))
+        let pending = self.lock();
+        read(pending.find(slot, key).map(|entry| pending.held(entry)))
     }
 
     /// Whether the column family `slot` has pending writes.
@@ -190,37 +265,35 @@ impl WriteBack {
     pub fn flush<E>(
         &self,
         only: Option<usize>,
-        apply: impl FnOnce(&DrainedWrites) -> Result<(), E>,
+        apply: impl FnOnce(&DrainedWrites<'_>) -> Result<(), E>,
     ) -> Result<usize, E> {
         if self.is_empty() {
             return Ok(0);
         }
         let mut pending = self.lock();
-        let mut drained = Vec::new();
-        let mut count = 0;
-        let mut bytes = 0;
-        for (slot, column) in pending.columns.iter_mut().enumerate() {
-            if column.entries.is_empty() || only.is_some_and(|only| only != slot) {
-                continue;
-            }
-            let mut entries: Vec<_> = column.entries.drain().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            count += entries.len();
-            bytes += entries.iter().map(|(key, held)| entry_bytes(key, held)).sum::<usize>();
-            drained.push((column.name.clone(), entries));
-        }
-        if count == 0 {
+        let flushed: Vec<usize> = (0..pending.columns.len())
+            .filter(|&slot| !pending.columns[slot].entries.is_empty() && only.is_none_or(|only| only == slot))
+            .collect();
+        if flushed.is_empty() {
             return Ok(0);
         }
-        if let Err(error) = apply(&drained) {
-            for (name, entries) in drained {
-                if let Some(column) = pending.columns.iter_mut().find(|column| column.name == name) {
-                    column.entries.extend(entries);
-                }
-            }
-            return Err(error);
+        let mut drained: DrainedWrites<'_> = Vec::with_capacity(flushed.len());
+        for &slot in &flushed {
+            let column = &pending.columns[slot];
+            let mut entries: Vec<_> =
+                column.entries.iter().map(|entry| (pending.arena.get(entry.key), pending.held(entry))).collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            drained.push((column.name.as_str(), entries));
         }
-        pending.bytes -= bytes;
+        let count = drained.iter().map(|(_, entries)| entries.len()).sum();
+        apply(&drained)?;
+        drop(drained);
+        for slot in flushed {
+            pending.columns[slot].entries.clear();
+        }
+        if pending.columns.iter().all(|column| column.entries.is_empty()) {
+            pending.arena.bytes.clear();
+        }
         self.entries.fetch_sub(count, Ordering::Release);
         Ok(count)
     }
@@ -234,20 +307,42 @@ impl WriteBack {
 mod tests {
     use super::*;
 
-    fn held(buffer: &WriteBack, slot: usize, key: &[u8]) -> Option<HeldWrite> {
-        buffer.read(slot, key, |held| held.cloned())
+    /// A held write taken out of the buffer's lock.
+    #[derive(Debug, PartialEq, Eq)]
+    enum Held {
+        Put(Vec<u8>),
+        Delete,
+        Merge(Vec<u8>),
     }
 
-    fn append_with_comma(value: &mut Vec<u8>, operand: &[u8]) {
-        value.push(b',');
-        value.extend_from_slice(operand);
+    impl From<HeldWrite<'_>> for Held {
+        fn from(held: HeldWrite<'_>) -> Held {
+            match held {
+                HeldWrite::Put(value) => Held::Put(value.to_vec()),
+                HeldWrite::Delete => Held::Delete,
+                HeldWrite::Merge(operands) => Held::Merge(operands.to_vec()),
+            }
+        }
     }
 
-    fn drained(buffer: &WriteBack) -> DrainedWrites {
+    fn held(buffer: &WriteBack, slot: usize, key: &[u8]) -> Option<Held> {
+        buffer.read(slot, key, |held| held.map(Held::from))
+    }
+
+    /// What a flush handed over, by column family name.
+    type Flushed = Vec<(String, Vec<(Vec<u8>, Held)>)>;
+
+    fn drained(buffer: &WriteBack) -> Flushed {
         let mut out = Vec::new();
         buffer
             .flush(None, |writes| {
-                out = writes.clone();
+                out = writes
+                    .iter()
+                    .map(|(name, entries)| {
+                        let entries = entries.iter().map(|&(key, held)| (key.to_vec(), Held::from(held))).collect();
+                        (name.to_string(), entries)
+                    })
+                    .collect();
                 Ok::<(), ()>(())
             })
             .unwrap();
@@ -260,11 +355,11 @@ mod tests {
         let slot = buffer.column_slot("value");
         buffer.write(slot, b"k", Some(b"first"));
         buffer.write(slot, b"k", Some(b"second, longer"));
-        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Put(b"second, longer".to_vec())));
+        assert_eq!(held(&buffer, slot, b"k"), Some(Held::Put(b"second, longer".to_vec())));
         buffer.write(slot, b"k", None);
-        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Delete));
+        assert_eq!(held(&buffer, slot, b"k"), Some(Held::Delete));
         buffer.write(slot, b"k", Some(b"third"));
-        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Put(b"third".to_vec())));
+        assert_eq!(held(&buffer, slot, b"k"), Some(Held::Put(b"third".to_vec())));
         assert_eq!(held(&buffer, slot, b"other"), None);
     }
 
@@ -272,17 +367,17 @@ mod tests {
     fn merges_combine_with_what_the_key_holds() {
         let buffer = WriteBack::new(1 << 20);
         let slot = buffer.column_slot("lists");
-        buffer.merge(slot, b"fresh", b"a", append_with_comma);
-        buffer.merge(slot, b"fresh", b"b", append_with_comma);
-        assert_eq!(held(&buffer, slot, b"fresh"), Some(HeldWrite::Merge(b"a,b".to_vec())));
+        buffer.merge(slot, b"fresh", b"a", b",");
+        buffer.merge(slot, b"fresh", b"b", b",");
+        assert_eq!(held(&buffer, slot, b"fresh"), Some(Held::Merge(b"a,b".to_vec())));
         buffer.write(slot, b"put", Some(b"x"));
-        buffer.merge(slot, b"put", b"y", append_with_comma);
-        assert_eq!(held(&buffer, slot, b"put"), Some(HeldWrite::Put(b"x,y".to_vec())));
+        buffer.merge(slot, b"put", b"y", b",");
+        assert_eq!(held(&buffer, slot, b"put"), Some(Held::Put(b"x,y".to_vec())));
         buffer.write(slot, b"deleted", None);
-        buffer.merge(slot, b"deleted", b"z", append_with_comma);
-        assert_eq!(held(&buffer, slot, b"deleted"), Some(HeldWrite::Put(b"z".to_vec())));
+        buffer.merge(slot, b"deleted", b"z", b",");
+        assert_eq!(held(&buffer, slot, b"deleted"), Some(Held::Put(b"z".to_vec())));
         buffer.write(slot, b"fresh", Some(b"replaced"));
-        assert_eq!(held(&buffer, slot, b"fresh"), Some(HeldWrite::Put(b"replaced".to_vec())));
+        assert_eq!(held(&buffer, slot, b"fresh"), Some(Held::Put(b"replaced".to_vec())));
     }
 
     #[test]
@@ -300,7 +395,7 @@ mod tests {
         assert_eq!(writes[0].0, "a");
         let keys: Vec<&[u8]> = writes[0].1.iter().map(|(key, _)| key.as_slice()).collect();
         assert_eq!(keys, vec![b"1", b"2", b"3"]);
-        assert_eq!(writes[1], ("b".to_owned(), vec![(b"x".to_vec(), HeldWrite::Delete)]));
+        assert_eq!(writes[1], ("b".to_owned(), vec![(b"x".to_vec(), Held::Delete)]));
         assert!(buffer.is_empty());
         assert_eq!(held(&buffer, a, b"1"), None);
         assert!(drained(&buffer).is_empty());
@@ -316,7 +411,7 @@ mod tests {
         let mut names = Vec::new();
         let applied = buffer
             .flush(Some(a), |writes| {
-                names = writes.iter().map(|(name, _)| name.clone()).collect();
+                names = writes.iter().map(|(name, _)| name.to_string()).collect();
                 Ok::<(), ()>(())
             })
             .unwrap();
@@ -335,7 +430,7 @@ mod tests {
         buffer.write(slot, b"k", Some(b"v"));
         assert_eq!(buffer.flush(None, |_| Err("disk full")), Err("disk full"));
         assert!(!buffer.is_empty());
-        assert_eq!(held(&buffer, slot, b"k"), Some(HeldWrite::Put(b"v".to_vec())));
+        assert_eq!(held(&buffer, slot, b"k"), Some(Held::Put(b"v".to_vec())));
     }
 
     #[test]
@@ -347,6 +442,42 @@ mod tests {
         assert!(!buffer.write(slot, b"b", Some(b"3")), "a rewrite of a held key adds no entry");
         assert!(buffer.write(slot, b"c", Some(b"4")));
         assert!(buffer.holds_any(slot));
+    }
+
+    #[test]
+    fn a_value_that_outgrows_its_place_moves_and_its_old_bytes_count_until_a_flush() {
+        // Key "k" and a 1-byte value, then a 4-byte one: live bytes 5, arena 6.
+        let buffer = WriteBack::new(ENTRY_OVERHEAD_BYTES + 6);
+        let slot = buffer.column_slot("value");
+        assert!(!buffer.write(slot, b"k", Some(b"a")));
+        assert!(buffer.write(slot, b"k", Some(b"bbbb")), "the 1-byte value's place still counts");
+        assert_eq!(held(&buffer, slot, b"k"), Some(Held::Put(b"bbbb".to_vec())));
+
+        let buffer = WriteBack::new(ENTRY_OVERHEAD_BYTES + 6);
+        let slot = buffer.column_slot("value");
+        assert!(!buffer.write(slot, b"k", Some(b"bbbb")));
+        assert!(!buffer.write(slot, b"k", Some(b"cc")), "a shorter value takes the place it has");
+        assert_eq!(held(&buffer, slot, b"k"), Some(Held::Put(b"cc".to_vec())));
+        assert_eq!(drained(&buffer), vec![("value".to_owned(), vec![(b"k".to_vec(), Held::Put(b"cc".to_vec()))])]);
+        assert!(!buffer.write(slot, b"k", Some(b"dddd")), "the flush emptied the arena");
+    }
+
+    #[test]
+    fn merges_into_a_value_written_before_other_keys_keep_every_key_intact() {
+        let buffer = WriteBack::new(1 << 20);
+        let slot = buffer.column_slot("lists");
+        buffer.write(slot, b"a", Some(b"x"));
+        buffer.merge(slot, b"m", b"1", b",");
+        buffer.write(slot, b"b", Some(b"y"));
+        buffer.merge(slot, b"a", b"z", b",");
+        buffer.merge(slot, b"m", b"2", b",");
+        buffer.merge(slot, b"a", b"w", b",");
+        buffer.write(slot, b"b", None);
+        assert_eq!(held(&buffer, slot, b"a"), Some(Held::Put(b"x,z,w".to_vec())));
+        assert_eq!(held(&buffer, slot, b"m"), Some(Held::Merge(b"1,2".to_vec())));
+        assert_eq!(held(&buffer, slot, b"b"), Some(Held::Delete));
+        let keys: Vec<Vec<u8>> = drained(&buffer)[0].1.iter().map(|(key, _)| key.clone()).collect();
+        assert_eq!(keys, vec![b"a".to_vec(), b"b".to_vec(), b"m".to_vec()]);
     }
 }
 
