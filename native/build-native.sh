@@ -26,7 +26,8 @@ if [[ -f "$stamp" && "$(cat "$stamp")" != "$here" ]]; then
   # A missing output makes cargo's fingerprint stale, so this rebuilds the crate and no dependency.
   rm -f "$CARGO_TARGET_DIR/release/deps/libstreamfusion.so" "$CARGO_TARGET_DIR/release/libstreamfusion.so"
 fi
-cargo build --release --locked --manifest-path "$here/Cargo.toml"
+# From native/, so that cargo reads native/.cargo/config.toml (RocksDB's compile flags).
+(cd "$here" && cargo build --release --locked)
 echo "$here" >"$stamp"
 
 mkdir -p "$out"
