@@ -37,7 +37,7 @@ impl KeyRange {
 /// lie wholly inside a range are dropped first, which costs no I/O; a range tombstone then
 /// covers what remains.
 pub fn delete_ranges(store: &KeyedStore, ranges: &[KeyRange]) -> Result<()> {
-    let db = store.db()?;
+    let db = store.writable_db()?;
     for name in store.column_family_names() {
         let Some(cf) = db.cf_handle(&name) else { continue };
         for range in ranges.iter().filter(|r| !r.is_empty()) {
@@ -63,7 +63,7 @@ pub fn copy_range_from(store: &KeyedStore, source: &Path, range: &KeyRange) -> R
         names.iter().map(|name| (name.as_str(), options.clone())),
         false,
     )?;
-    let db = store.db()?;
+    let db = store.writable_db()?;
     let mut copied = 0;
     for name in &names {
         store.ensure_column_family(name)?;

@@ -14,6 +14,7 @@ use rocksdb::{
 };
 
 use crate::batch;
+use crate::checkpoint::PendingCheckpoints;
 use crate::error::{NativeError, Result};
 use crate::index_layout::{self, IndexLayout, LayoutWatch};
 use crate::memory::{ColumnFamilyCharge, MemoryReservation, SlotMemory, MEMTABLES_PER_COLUMN_FAMILY};
@@ -68,6 +69,9 @@ pub struct KeyedStore {
     /// (stores that never write one take none); `None` if the slot could not spare it, and then
     /// every write goes through at once.
     write_back_budget: OnceLock<Option<MemoryReservation>>,
+    /// A checkpoint whose memtables are switched but whose files are not linked yet; every write
+    /// to RocksDB links them first (see [`KeyedStore::writable_db`]).
+    pending_checkpoints: PendingCheckpoints,
 }
 
 impl KeyedStore {
@@ -119,6 +123,7 @@ impl KeyedStore {
             memtable_charge,
             write_back: WriteBack::new(config.write_back_bytes),
             write_back_budget: OnceLock::new(),
+            pending_checkpoints: PendingCheckpoints::default(),
         });
         // Restored state may already be past the point where its blocks need partitions; if not,
         // the files written from now on pin their blocks as a new store's do.
@@ -134,6 +139,31 @@ impl KeyedStore {
     pub(crate) fn db(&self) -> Result<&Db> {
         self.apply_write_back()?;
         Ok(&self.db)
+    }
+
+    /// The database to write to: [`KeyedStore::db`], after the files of a checkpoint begun
+    /// earlier are linked. Until then no write may reach a memtable, because a memtable that a
+    /// write fills may be flushed to a file, and then that file would be in the checkpoint.
+    pub(crate) fn writable_db(&self) -> Result<&Db> {
+        self.link_pending_checkpoint();
+        self.db()
+    }
+
+    /// Links the files of a checkpoint whose memtables were switched, if there is one. Its outcome
+    /// is kept for [`crate::checkpoint::complete_checkpoint`]: a failed checkpoint fails that
+    /// checkpoint, not the write that had to wait for it.
+    pub(crate) fn link_pending_checkpoint(&self) {
+        self.pending_checkpoints.link_with(|target| crate::checkpoint::link_files(self, target));
+    }
+
+    /// The database as it is, write-back buffer not applied: for operations on RocksDB's files
+    /// that must not write, such as linking a checkpoint.
+    pub(crate) fn raw_db(&self) -> &Db {
+        &self.db
+    }
+
+    pub(crate) fn pending_checkpoints(&self) -> &PendingCheckpoints {
+        &self.pending_checkpoints
     }
 
     /// Whether point writes are held back: the buffer is enabled and its memory reserved, all of
@@ -159,6 +189,7 @@ impl KeyedStore {
     /// Applies the held writes of the column family in write-back slot `only`, or of all.
     fn apply_writes_held_for(&self, only: Option<usize>) -> Result<()> {
         let count = self.write_back.flush(only, |writes| {
+            self.link_pending_checkpoint();
             let mut batch = WriteBatch::default();
             for (name, entries) in writes {
                 let cf = self.db.cf_handle(name).ok_or_else(|| {
@@ -212,7 +243,7 @@ impl KeyedStore {
     /// checkpoint, as after any backend error, so nothing is half-applied.
     fn write(&self, batch: WriteBatch) -> Result<()> {
         let count = batch.len() as u64;
-        self.db()?.write_opt(batch, &self.options.write)?;
+        self.writable_db()?.write_opt(batch, &self.options.write)?;
         self.after_writes(count)
     }
 
@@ -264,6 +295,7 @@ impl KeyedStore {
     /// Creates the column family `name` unless it exists, with the options of every state column family.
     pub(crate) fn ensure_column_family(&self, name: &str) -> Result<()> {
         if self.db.cf_handle(name).is_none() {
+            self.link_pending_checkpoint();
             let slot = Arc::new(TtlFilterSlot::default());
             let shared = match self.layout.layout() {
                 IndexLayout::Full => &self.column_options,
@@ -312,22 +344,38 @@ impl KeyedStore {
     }
 
     /// Flushes the memtables of every state column family to SST files.
-    ///
-    /// All flushes are scheduled first and then waited for, so column families flush in parallel
-    /// on the store's flush threads instead of one after the other. Waiting on a column family
-    /// whose memtable was switched but not yet flushed waits for that flush.
     pub fn flush(&self) -> Result<()> {
-        let db = self.db()?;
-        let families: Vec<_> = self.column_family_names().iter().filter_map(|name| db.cf_handle(name)).collect();
+        self.writable_db()?;
+        self.switch_memtables()?;
+        self.await_switched_memtables()
+    }
+
+    /// Makes the memtable of every state column family immutable and schedules its flush, without
+    /// waiting for it. Writes from now on go to new memtables.
+    ///
+    /// All flushes are scheduled before any is waited for, so column families flush in parallel
+    /// on the store's flush threads instead of one after the other.
+    pub(crate) fn switch_memtables(&self) -> Result<()> {
         let mut schedule = rocksdb::FlushOptions::default();
         schedule.set_wait(false);
-        for cf in &families {
-            db.flush_cf_opt(cf, &schedule)?;
-        }
-        for cf in &families {
-            db.flush_cf(cf)?;
+        for cf in self.state_column_families() {
+            self.db.flush_cf_opt(&cf, &schedule)?;
         }
         Ok(())
+    }
+
+    /// Waits until every switched memtable is on disk. Waiting on a column family whose memtable
+    /// was switched but not yet flushed waits for that flush; it switches nothing if the memtable
+    /// being filled is empty.
+    pub(crate) fn await_switched_memtables(&self) -> Result<()> {
+        for cf in self.state_column_families() {
+            self.db.flush_cf(&cf)?;
+        }
+        Ok(())
+    }
+
+    fn state_column_families(&self) -> Vec<Arc<BoundColumnFamily<'_>>> {
+        self.column_family_names().iter().filter_map(|name| self.db.cf_handle(name)).collect()
     }
 }
 
@@ -624,9 +672,10 @@ impl StateColumnFamily {
             }
             return Ok(());
         }
+        let db = store.writable_db()?;
         match value {
-            Some(value) => store.db.put_cf_opt(&self.cf, key, value, &store.options.write)?,
-            None => store.db.delete_cf_opt(&self.cf, key, &store.options.write)?,
+            Some(value) => db.put_cf_opt(&self.cf, key, value, &store.options.write)?,
+            None => db.delete_cf_opt(&self.cf, key, &store.options.write)?,
         }
         store.after_writes(1)
     }
@@ -690,7 +739,7 @@ impl StateColumnFamily {
             }
             return Ok(());
         }
-        store.db.merge_cf_opt(&self.cf, key, value, &store.options.write)?;
+        store.writable_db()?.merge_cf_opt(&self.cf, key, value, &store.options.write)?;
         store.after_writes(1)
     }
 
@@ -786,6 +835,7 @@ impl StateColumnFamily {
         let mut options = rocksdb::CompactOptions::default();
         // Rewrites the bottommost level too, so filters see every file.
         options.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
+        self.store.writable_db()?;
         self.db()?.compact_range_cf_opt(&self.cf, None::<&[u8]>, None::<&[u8]>, &options);
         Ok(())
     }

@@ -15,7 +15,7 @@ use crate::error::NativeError;
 use crate::rescale::{self, KeyRange};
 
 #[no_mangle]
-pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_checkpointStore(
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_beginCheckpoint(
     mut env: JNIEnv,
     _class: JClass,
     store: jlong,
@@ -24,7 +24,21 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_chec
     call(&mut env, (), |env| {
         let store = unsafe { borrow::<StoreHandle>(store)? };
         let target: String = env.get_string(&target)?.into();
-        Ok(checkpoint::create_checkpoint(store, &PathBuf::from(target))?)
+        Ok(checkpoint::begin_checkpoint(store, &PathBuf::from(target))?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_completeCheckpoint(
+    mut env: JNIEnv,
+    _class: JClass,
+    store: jlong,
+    target: JString,
+) {
+    call(&mut env, (), |env| {
+        let store = unsafe { borrow::<StoreHandle>(store)? };
+        let target: String = env.get_string(&target)?.into();
+        Ok(checkpoint::complete_checkpoint(store, &PathBuf::from(target))?)
     })
 }
 

@@ -72,7 +72,9 @@ final class NativeMethods {
 
     static native void closeScan(long scan);
 
-    static native void checkpointStore(long store, String targetDirectory);
+    static native void beginCheckpoint(long store, String targetDirectory);
+
+    static native void completeCheckpoint(long store, String targetDirectory);
 
     static native void deleteKeyRanges(long store, byte[] rangeBounds);
 

@@ -51,11 +51,23 @@ public final class NativeStore extends NativeHandle {
     }
 
     /**
-     * Flushes every memtable, then writes a native RocksDB checkpoint into {@code target}, which
-     * must not exist: hard links of the live SST files plus copies of RocksDB's metadata files.
+     * Starts a native RocksDB checkpoint into {@code target}, which must not exist: applies held
+     * writes and switches every memtable, without waiting for the flushes. The checkpoint holds
+     * exactly the writes made before this call. Its files (hard links of the SST files plus copies
+     * of RocksDB's metadata files) exist once {@link #completeCheckpoint} returns; the store's next
+     * write to RocksDB links them first if nothing else has.
      */
-    public void checkpoint(File target) {
-        NativeMethods.checkpointStore(handle(), target.getAbsolutePath());
+    public void beginCheckpoint(File target) {
+        NativeMethods.beginCheckpoint(handle(), target.getAbsolutePath());
+    }
+
+    /**
+     * Waits until the checkpoint begun into {@code target} has its files, and throws if writing
+     * them failed. Each begun checkpoint is completed once, also when it is abandoned, so that no
+     * directory appears after its owner has cleaned up.
+     */
+    public void completeCheckpoint(File target) {
+        NativeMethods.completeCheckpoint(handle(), target.getAbsolutePath());
     }
 
     /**

@@ -12,22 +12,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the synchronous phase of a native snapshot captures: the native checkpoint directory of
- * hard-linked files, the state meta infos at that moment, and the files of the last confirmed
- * checkpoint that the upload may reference. Releasing deletes the directory.
+ * What the synchronous phase of a native snapshot captures: the native checkpoint whose directory
+ * receives hard-linked files, the state meta infos at that moment, and the files of the last
+ * confirmed checkpoint that the upload may reference. Releasing completes the checkpoint if the
+ * upload did not, then deletes the directory.
  */
 final class NativeSnapshotResources implements SnapshotResources {
 
     private static final Logger LOG = LoggerFactory.getLogger(NativeSnapshotResources.class);
 
+    final PendingNativeCheckpoint checkpoint;
     final SnapshotDirectory directory;
     final List<StateMetaInfoSnapshot> stateMetaInfos;
     final Map<String, UploadedFile> reusableFiles;
 
     NativeSnapshotResources(
+            PendingNativeCheckpoint checkpoint,
             SnapshotDirectory directory,
             List<StateMetaInfoSnapshot> stateMetaInfos,
             Map<String, UploadedFile> reusableFiles) {
+        this.checkpoint = checkpoint;
         this.directory = directory;
         this.stateMetaInfos = stateMetaInfos;
         this.reusableFiles = reusableFiles;
@@ -35,6 +39,12 @@ final class NativeSnapshotResources implements SnapshotResources {
 
     @Override
     public void release() {
+        try {
+            checkpoint.awaitFiles();
+        } catch (Exception e) {
+            // The upload, if it ran, failed with the same error; the directory goes either way.
+            LOG.debug("The native checkpoint into {} failed", directory, e);
+        }
         try {
             if (directory.exists() && !directory.cleanup()) {
                 LOG.warn("Could not delete the native checkpoint directory {}", directory);

@@ -31,8 +31,9 @@ import java.util.function.Supplier;
  * meta document from the snapshot-format module, expressed as Flink's {@code
  * IncrementalRemoteKeyedStateHandle}.
  *
- * <p>The synchronous phase only flushes the memtables and takes a native RocksDB checkpoint, which
- * hard-links the live files. The asynchronous phase uploads them. In incremental mode, SST files of
+ * <p>The synchronous phase only applies held writes and switches the memtables ({@link
+ * PendingNativeCheckpoint}). The asynchronous phase waits for their flushes, takes a native RocksDB
+ * checkpoint, which hard-links the live files, and uploads them. In incremental mode, SST files of
  * the last confirmed checkpoint are referenced instead of uploaded again; in full mode (Flink's
  * incremental switch set to false) every file is uploaded as private state of the checkpoint.
  * Savepoints never share files with checkpoints.
@@ -105,14 +106,15 @@ public final class NativeSnapshotStrategy<K>
                         workingDirectory,
                         "chk-" + checkpointId + "-" + directorySequence.incrementAndGet());
         SnapshotDirectory directory = SnapshotDirectory.temporary(target);
-        try (ResourceGuard.Lease ignored = storeGuard.acquireResource()) {
-            store.checkpoint(target);
+        PendingNativeCheckpoint checkpoint;
+        try {
+            checkpoint = PendingNativeCheckpoint.begin(store, storeGuard, target);
         } catch (Exception e) {
             directory.cleanup();
             throw e;
         }
         NativeSnapshotResources resources =
-                new NativeSnapshotResources(directory, metaInfos, reusable);
+                new NativeSnapshotResources(checkpoint, directory, metaInfos, reusable);
         timings.recordSync(start);
         return resources;
     }
@@ -151,6 +153,7 @@ public final class NativeSnapshotStrategy<K>
                                 : CheckpointedStateScope.EXCLUSIVE);
         return registry -> {
             long start = System.nanoTime();
+            resources.checkpoint.awaitFiles();
             NativeSnapshotOperation.Result result = operation.run(registry);
             if (sharesWithCheckpoints && confirmedFiles != null) {
                 confirmedFiles.recordUploaded(checkpointId, result.sharedFiles());
