@@ -1,7 +1,7 @@
 //! `native` methods of `NativeMethods` for snapshots and restore: native checkpoints and
 //! rescaling a restored instance to a backend's key groups.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::jlong;
@@ -13,6 +13,7 @@ use crate::batch;
 use crate::checkpoint;
 use crate::error::NativeError;
 use crate::rescale::{self, KeyRange};
+use crate::store::KeyedStore;
 
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_beginCheckpoint(
@@ -21,11 +22,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_begi
     store: jlong,
     target: JString,
 ) {
-    call(&mut env, (), |env| {
-        let store = unsafe { borrow::<StoreHandle>(store)? };
-        let target: String = env.get_string(&target)?.into();
-        Ok(checkpoint::begin_checkpoint(store, &PathBuf::from(target))?)
-    })
+    checkpoint_step(&mut env, store, &target, checkpoint::begin_checkpoint)
 }
 
 #[no_mangle]
@@ -35,10 +32,20 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_comp
     store: jlong,
     target: JString,
 ) {
-    call(&mut env, (), |env| {
+    checkpoint_step(&mut env, store, &target, checkpoint::complete_checkpoint)
+}
+
+/// Runs one step of a checkpoint of `store` into the directory `target`.
+fn checkpoint_step(
+    env: &mut JNIEnv,
+    store: jlong,
+    target: &JString,
+    step: fn(&KeyedStore, &Path) -> crate::error::Result<()>,
+) {
+    call(env, (), |env| {
         let store = unsafe { borrow::<StoreHandle>(store)? };
-        let target: String = env.get_string(&target)?.into();
-        Ok(checkpoint::complete_checkpoint(store, &PathBuf::from(target))?)
+        let target: String = env.get_string(target)?.into();
+        Ok(step(store, &PathBuf::from(target))?)
     })
 }
 
