@@ -14,8 +14,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use rocksdb::checkpoint::Checkpoint;
-
 use crate::error::{NativeError, Result};
 use crate::store::KeyedStore;
 
@@ -53,14 +51,6 @@ pub fn complete_checkpoint(store: &KeyedStore, target: &Path) -> Result<()> {
 pub fn create_checkpoint(store: &KeyedStore, target: &Path) -> Result<()> {
     begin_checkpoint(store, target)?;
     complete_checkpoint(store, target)
-}
-
-/// Waits for the switched memtables, then writes the RocksDB checkpoint. Nothing has written to
-/// RocksDB since the switch, so its memtables are empty and the checkpoint's own flush is a no-op.
-pub(crate) fn link_files(store: &KeyedStore, target: &Path) -> Result<()> {
-    store.await_switched_memtables()?;
-    Checkpoint::new(store.raw_db())?.create_checkpoint(target)?;
-    Ok(())
 }
 
 /// The checkpoint of a store whose memtables are switched and whose files are not linked yet,

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rocksdb::checkpoint::Checkpoint;
 use rocksdb::{
     BlockBasedOptions, BoundColumnFamily, ColumnFamilyDescriptor, DBPinnableSlice, DBWithThreadMode,
     DataBlockIndexType, MergeOperands, MultiThreaded, Options, ReadOptions, WriteBatch, WriteOptions,
@@ -152,14 +153,16 @@ impl KeyedStore {
     /// Links the files of a checkpoint whose memtables were switched, if there is one. Its outcome
     /// is kept for [`crate::checkpoint::complete_checkpoint`]: a failed checkpoint fails that
     /// checkpoint, not the write that had to wait for it.
+    ///
+    /// Linking waits for the switched memtables, then writes the RocksDB checkpoint. Nothing has
+    /// written to RocksDB since the switch, so its memtables are empty and the checkpoint's own
+    /// flush is a no-op.
     pub(crate) fn link_pending_checkpoint(&self) {
-        self.pending_checkpoints.link_with(|target| crate::checkpoint::link_files(self, target));
-    }
-
-    /// The database as it is, write-back buffer not applied: for operations on RocksDB's files
-    /// that must not write, such as linking a checkpoint.
-    pub(crate) fn raw_db(&self) -> &Db {
-        &self.db
+        self.pending_checkpoints.link_with(|target| {
+            self.await_switched_memtables()?;
+            Checkpoint::new(&self.db)?.create_checkpoint(target)?;
+            Ok(())
+        });
     }
 
     pub(crate) fn pending_checkpoints(&self) -> &PendingCheckpoints {
