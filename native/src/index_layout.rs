@@ -1,4 +1,5 @@
-//! How a store lays out the index and filter blocks of its SST files, and when it changes.
+//! How a store lays out the index and filter blocks of its SST files, column family by column
+//! family, and when that changes.
 //!
 //! Index and filter blocks are charged to the slot's block cache. While they are a small share of
 //! it, a *full* index and filter per file is fastest: every lookup binary-searches one cached
@@ -7,19 +8,26 @@
 //! then costs a fraction of a millisecond instead of microseconds. *Partitioned* index and
 //! filters cut each file's blocks into partitions of a few KiB under a small top-level index
 //! pinned in the cache, so a lookup reads at most one index and one filter partition per file.
-//! They cost a second cache lookup per file while everything fits.
+//! They cost a second cache lookup per file, which is a third of a point read that the cache
+//! serves.
 //!
-//! So a store starts with full blocks and switches to partitioned ones, for every file written
-//! after, once its index and filter blocks reach [`PARTITION_AT_CACHE_SHARE`] of the slot's
-//! cache. The switch is one-way: state that grew that large is expected to stay large.
+//! So every column family starts with full blocks, pinned while their files are open. Once the
+//! full blocks of a store's column families together reach [`PARTITION_AT_CACHE_SHARE`] of the
+//! slot's cache, the largest of them switches to partitioned ones for every file written after,
+//! then the next largest, until the rest fit ([`columns_to_partition`]). One large MapState then
+//! pays for partitions while the small value and list states next to it keep their full blocks.
+//! A switch is one-way: state that grew that large is expected to stay large.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
-use rocksdb::{BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier};
+use rocksdb::{BlockBasedOptions, BlockBasedTablePinningTier};
 
-/// A store partitions its index and filters once they would take this share of the block cache.
-/// The high-priority pool they live in is half of the cache; a quarter leaves room for the other
-/// stores of the slot and for growth until compactions rewrite the older files.
+/// Full index and filter blocks of a store take at most this share of the block cache; beyond
+/// it, its largest column families partition theirs. The high-priority pool they live in is half
+/// of the cache; a quarter leaves room for the other stores of the slot and for growth until
+/// compactions rewrite the older files.
 pub const PARTITION_AT_CACHE_SHARE: f64 = 0.25;
 
 /// Writes between two checks of the layout; each check reads one table property per column family.
@@ -28,62 +36,64 @@ pub const WRITES_BETWEEN_CHECKS: u64 = 1 << 16;
 /// The size of an index or filter partition, RocksDB's recommended value.
 const PARTITION_BYTES: usize = 4096;
 
-/// The index and filter layout of newly written SST files.
+/// The index and filter layout of a column family's newly written SST files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexLayout {
     /// One index and one filter block per file, each pinned in the cache while its file is open,
-    /// so a lookup finds them without a cache lookup of its own. They are a quarter of the cache
-    /// at most: beyond that the store partitions.
+    /// so a lookup finds them without a cache lookup of its own.
     Full,
     /// Partitioned index and filters under a pinned top level; level-0 partitions pinned too.
     Partitioned,
 }
 
 impl IndexLayout {
-    /// Sets this layout on a table configuration that caches index and filter blocks.
-    pub fn apply(self, table: &mut BlockBasedOptions) {
+    /// This layout for a live column family, as a `SetOptions` value of
+    /// `block_based_table_factory`; it applies to the files opened from then on. A column family
+    /// opened with [`apply_to_files_found_at_open`] gets one of them once the store has checked
+    /// its layout.
+    pub fn table_factory_change(self) -> String {
         match self {
-            IndexLayout::Full => table.set_unpartitioned_pinning_tier(BlockBasedTablePinningTier::All),
-            IndexLayout::Partitioned => {
-                table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
-                table.set_partition_filters(true);
-                table.set_metadata_block_size(PARTITION_BYTES);
-                table.set_top_level_index_pinning_tier(BlockBasedTablePinningTier::All);
-                table.set_partition_pinning_tier(BlockBasedTablePinningTier::FlushAndSimilar);
-            }
+            IndexLayout::Full => "{metadata_cache_options={unpartitioned_pinning=kAll}}".to_owned(),
+            IndexLayout::Partitioned => format!(
+                "{{index_type=kTwoLevelIndexSearch;partition_filters=true;metadata_block_size={PARTITION_BYTES};\
+                 pin_l0_filter_and_index_blocks_in_cache=false;\
+                 metadata_cache_options={{top_level_index_pinning=kAll;partition_pinning=kFlushedAndSimilar;\
+                 unpartitioned_pinning=kNone}}}}"
+            ),
         }
     }
+}
+
+/// Sets up a new, empty column family: [`IndexLayout::Full`].
+pub fn apply_to_new_column_families(table: &mut BlockBasedOptions) {
+    table.set_unpartitioned_pinning_tier(BlockBasedTablePinningTier::All);
 }
 
 /// Sets up the files a store finds when it opens (restored or rescaled state), before it has
 /// checked its layout: full blocks with only level-0 ones pinned. RocksDB opens every file at once
 /// and pins what the options say, so pinning all of them could pin state far larger than the
-/// budget; [`FULL_PINNING_CHANGE`] pins the files written later once the store stays
-/// [`IndexLayout::Full`].
+/// budget; [`IndexLayout::table_factory_change`] then sets each column family's own layout.
 pub fn apply_to_files_found_at_open(table: &mut BlockBasedOptions) {
     table.set_pin_l0_filter_and_index_blocks_in_cache(true);
 }
 
-/// [`IndexLayout::Full`]'s pinning for a live column family opened with
-/// [`apply_to_files_found_at_open`], as a `SetOptions` value of `block_based_table_factory`.
-pub const FULL_PINNING_CHANGE: &str = "{metadata_cache_options={unpartitioned_pinning=kAll}}";
-
-/// [`IndexLayout::Partitioned`] for a live column family, as a `SetOptions` value of
-/// `block_based_table_factory`; it applies to files written from then on. The switch is one-way,
-/// so no value leads back to [`IndexLayout::Full`].
-pub fn partitioned_table_factory_change() -> String {
-    format!(
-        "{{index_type=kTwoLevelIndexSearch;partition_filters=true;metadata_block_size={PARTITION_BYTES};\
-         pin_l0_filter_and_index_blocks_in_cache=false;\
-         metadata_cache_options={{top_level_index_pinning=kAll;partition_pinning=kFlushedAndSimilar;\
-         unpartitioned_pinning=kNone}}}}"
-    )
-}
-
-/// Whether index and filter blocks of `metadata_bytes` call for partitions in a cache of
-/// `cache_bytes`.
-pub fn should_partition(metadata_bytes: u64, cache_bytes: usize) -> bool {
-    metadata_bytes as f64 >= cache_bytes as f64 * PARTITION_AT_CACHE_SHARE
+/// Of the column families whose files still have full blocks, given with those blocks' bytes, the
+/// ones to partition: the largest first, as few as leave the rest under
+/// [`PARTITION_AT_CACHE_SHARE`] of a cache of `cache_bytes`.
+pub fn columns_to_partition<'a>(full: impl IntoIterator<Item = (&'a str, u64)>, cache_bytes: usize) -> Vec<&'a str> {
+    let mut full: Vec<(&str, u64)> = full.into_iter().collect();
+    full.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let limit = cache_bytes as f64 * PARTITION_AT_CACHE_SHARE;
+    let mut remaining: u64 = full.iter().map(|(_, bytes)| bytes).sum();
+    let mut chosen = Vec::new();
+    for (name, bytes) in full {
+        if (remaining as f64) < limit {
+            break;
+        }
+        chosen.push(name);
+        remaining -= bytes;
+    }
+    chosen
 }
 
 /// The bytes of index and filter blocks in a column family's `rocksdb.aggregated-table-properties`,
@@ -106,38 +116,33 @@ fn property(text: &str, name: &str) -> Option<u64> {
         .and_then(|(_, value)| value.trim().parse().ok())
 }
 
-/// A store's current layout and the write count that schedules its next check.
+/// Which of a store's column families have switched to partitions, and the write count that
+/// schedules the next check.
 #[derive(Debug, Default)]
 pub struct LayoutWatch {
-    partitioned: AtomicBool,
+    partitioned: Mutex<BTreeSet<String>>,
     writes: AtomicU64,
 }
 
 impl LayoutWatch {
-    pub fn new(layout: IndexLayout) -> LayoutWatch {
-        LayoutWatch { partitioned: AtomicBool::new(layout == IndexLayout::Partitioned), writes: AtomicU64::new(0) }
-    }
-
-    pub fn layout(&self) -> IndexLayout {
-        if self.partitioned.load(Ordering::Acquire) {
+    /// The layout of the files that `column` writes now.
+    pub fn layout(&self, column: &str) -> IndexLayout {
+        if self.partitioned.lock().unwrap_or_else(|e| e.into_inner()).contains(column) {
             IndexLayout::Partitioned
         } else {
             IndexLayout::Full
         }
     }
 
-    /// Counts `count` writes; true when a check of the layout is due (never once partitioned).
+    /// Counts `count` writes; true when a check of the layout is due.
     pub fn note_writes(&self, count: u64) -> bool {
-        if self.partitioned.load(Ordering::Relaxed) {
-            return false;
-        }
         let before = self.writes.fetch_add(count, Ordering::Relaxed);
         before / WRITES_BETWEEN_CHECKS != (before + count) / WRITES_BETWEEN_CHECKS
     }
 
-    /// Marks the store partitioned; true for the caller that made the change.
-    pub fn switch_to_partitioned(&self) -> bool {
-        !self.partitioned.swap(true, Ordering::AcqRel)
+    /// Marks `column` partitioned; true for the caller that made the change.
+    pub fn switch_to_partitioned(&self, column: &str) -> bool {
+        self.partitioned.lock().unwrap_or_else(|e| e.into_inner()).insert(column.to_owned())
     }
 }
 
@@ -157,21 +162,33 @@ mod tests {
     }
 
     #[test]
-    fn partitions_from_a_quarter_of_the_cache() {
-        assert!(!should_partition(24 << 20, 100 << 20));
-        assert!(should_partition(25 << 20, 100 << 20));
+    fn partitions_the_largest_column_families_until_the_rest_fit_a_quarter_of_the_cache() {
+        let cache = 100 << 20;
+        assert!(columns_to_partition([("map", 20 << 20), ("value", 4 << 20)], cache).is_empty());
+        assert_eq!(columns_to_partition([("value", 5 << 20), ("map", 20 << 20)], cache), ["map"]);
+        assert_eq!(
+            columns_to_partition([("c", 12 << 20), ("a", 14 << 20), ("b", 13 << 20), ("d", 0)], cache),
+            ["a", "b"]
+        );
+        assert_eq!(columns_to_partition([("alone", 25 << 20)], cache), ["alone"]);
+        assert!(columns_to_partition([], cache).is_empty());
     }
 
     #[test]
-    fn a_check_is_due_once_per_interval_and_never_after_the_switch() {
-        let watch = LayoutWatch::new(IndexLayout::Full);
+    fn a_check_is_due_once_per_interval() {
+        let watch = LayoutWatch::default();
         assert!(!watch.note_writes(WRITES_BETWEEN_CHECKS - 1));
         assert!(watch.note_writes(1));
         assert!(!watch.note_writes(10));
         assert!(watch.note_writes(WRITES_BETWEEN_CHECKS * 3));
-        assert!(watch.switch_to_partitioned());
-        assert!(!watch.switch_to_partitioned());
-        assert!(!watch.note_writes(WRITES_BETWEEN_CHECKS * 3));
-        assert_eq!(watch.layout(), IndexLayout::Partitioned);
+    }
+
+    #[test]
+    fn a_column_family_switches_once_and_alone() {
+        let watch = LayoutWatch::default();
+        assert!(watch.switch_to_partitioned("map"));
+        assert!(!watch.switch_to_partitioned("map"));
+        assert_eq!(watch.layout("map"), IndexLayout::Partitioned);
+        assert_eq!(watch.layout("value"), IndexLayout::Full);
     }
 }

@@ -48,13 +48,12 @@ unsafe impl Sync for SharedOptions {}
 pub struct KeyedStore {
     db: Db,
     options: SharedOptions,
+    /// The options of column families created by this store.
     column_options: Options,
-    /// The same with partitioned index and filters, for column families created after the switch.
-    partitioned_column_options: Options,
     /// The same for files that exist before the store has checked its layout (see
     /// [`index_layout::apply_to_files_found_at_open`]).
     opening_column_options: Options,
-    /// The index and filter layout of new files, and when to check it next.
+    /// Each column family's index and filter layout, and when to check them next.
     layout: LayoutWatch,
     /// Names of the state column families, for operations over all of them (flush).
     column_names: Mutex<BTreeSet<String>>,
@@ -78,9 +77,8 @@ pub struct KeyedStore {
 impl KeyedStore {
     /// Opens (creating if needed) the instance in `path`.
     pub fn open(path: &Path, config: StoreConfig) -> Result<Arc<KeyedStore>> {
-        let partitioned_column_options = column_options(&config, |table| IndexLayout::Partitioned.apply(table));
         let opening_column_options = column_options(&config, index_layout::apply_to_files_found_at_open);
-        let column_options = column_options(&config, |table| IndexLayout::Full.apply(table));
+        let column_options = column_options(&config, index_layout::apply_to_new_column_families);
         let mut db_options = opening_column_options.clone();
         db_options.create_if_missing(true);
         db_options.create_missing_column_families(true);
@@ -115,9 +113,8 @@ impl KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
             column_options,
-            partitioned_column_options,
             opening_column_options,
-            layout: LayoutWatch::new(IndexLayout::Full),
+            layout: LayoutWatch::default(),
             column_names: Mutex::new(existing),
             ttl_slots: Mutex::new(ttl_slots),
             memory: config.memory,
@@ -126,10 +123,14 @@ impl KeyedStore {
             write_back_budget: OnceLock::new(),
             pending_checkpoints: PendingCheckpoints::default(),
         });
-        // Restored state may already be past the point where its blocks need partitions; if not,
-        // the files written from now on pin their blocks as a new store's do.
-        if store.adapt_index_layout()? == IndexLayout::Full {
-            store.change_table_factories(index_layout::FULL_PINNING_CHANGE)?;
+        // Restored state may already be past the point where some blocks need partitions; the
+        // other column families pin the blocks of the files they write from now on, as new ones do.
+        store.adapt_index_layout()?;
+        let full = IndexLayout::Full.table_factory_change();
+        for name in store.column_family_names() {
+            if store.layout.layout(&name) == IndexLayout::Full {
+                store.change_table_factory(&name, &full)?;
+            }
         }
         Ok(store)
     }
@@ -257,40 +258,39 @@ impl KeyedStore {
         Ok(())
     }
 
-    /// The index and filter layout of the files this store writes now.
-    pub fn index_layout(&self) -> IndexLayout {
-        self.layout.layout()
+    /// The index and filter layout of the files that column family `name` writes now.
+    pub fn index_layout(&self, name: &str) -> IndexLayout {
+        self.layout.layout(name)
     }
 
-    /// Switches every column family to partitioned index and filters once their index and filter
-    /// blocks have grown to a share of the slot's cache ([`index_layout`](crate::index_layout)).
-    /// Returns the layout in force afterwards.
-    pub fn adapt_index_layout(&self) -> Result<IndexLayout> {
-        if self.layout.layout() == IndexLayout::Partitioned {
-            return Ok(IndexLayout::Partitioned);
-        }
-        let mut metadata = 0;
-        let names = self.column_family_names();
-        for name in &names {
-            if let Some(cf) = self.db.cf_handle(name) {
-                let properties = self.db.property_value_cf(&cf, "rocksdb.aggregated-table-properties")?;
-                metadata += properties.as_deref().and_then(index_layout::metadata_bytes).unwrap_or(0);
-            }
-        }
-        if index_layout::should_partition(metadata, self.memory.cache_capacity()) && self.layout.switch_to_partitioned()
-        {
-            self.change_table_factories(&index_layout::partitioned_table_factory_change())?;
-        }
-        Ok(self.layout.layout())
-    }
-
-    /// Applies a `block_based_table_factory` change to every state column family; it holds for
-    /// the files opened from then on.
-    fn change_table_factories(&self, change: &str) -> Result<()> {
+    /// Switches column families to partitioned index and filters, the largest first, while the
+    /// full blocks of all of them take more than a share of the slot's cache
+    /// ([`index_layout`](crate::index_layout)).
+    pub fn adapt_index_layout(&self) -> Result<()> {
+        let mut full = Vec::new();
         for name in self.column_family_names() {
-            if let Some(cf) = self.db.cf_handle(&name) {
-                self.db.set_options_cf(&cf, &[("block_based_table_factory", change)])?;
+            if self.layout.layout(&name) == IndexLayout::Partitioned {
+                continue;
             }
+            if let Some(cf) = self.db.cf_handle(&name) {
+                let properties = self.db.property_value_cf(&cf, "rocksdb.aggregated-table-properties")?;
+                full.push((name, properties.as_deref().and_then(index_layout::metadata_bytes).unwrap_or(0)));
+            }
+        }
+        let sizes = full.iter().map(|(name, bytes)| (name.as_str(), *bytes));
+        for name in index_layout::columns_to_partition(sizes, self.memory.cache_capacity()) {
+            if self.layout.switch_to_partitioned(name) {
+                self.change_table_factory(name, &IndexLayout::Partitioned.table_factory_change())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a `block_based_table_factory` change to column family `name`; it holds for the
+    /// files opened from then on.
+    fn change_table_factory(&self, name: &str, change: &str) -> Result<()> {
+        if let Some(cf) = self.db.cf_handle(name) {
+            self.db.set_options_cf(&cf, &[("block_based_table_factory", change)])?;
         }
         Ok(())
     }
@@ -300,11 +300,7 @@ impl KeyedStore {
         if self.db.cf_handle(name).is_none() {
             self.link_pending_checkpoint();
             let slot = Arc::new(TtlFilterSlot::default());
-            let shared = match self.layout.layout() {
-                IndexLayout::Full => &self.column_options,
-                IndexLayout::Partitioned => &self.partitioned_column_options,
-            };
-            self.db.create_cf(name, &state_column_options(shared, &slot))?;
+            self.db.create_cf(name, &state_column_options(&self.column_options, &slot))?;
             self.memtable_charge.add(1);
             self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), slot);
         }
@@ -902,31 +898,40 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_store_partitions_its_index_and_filters_once_they_outgrow_a_share_of_the_cache() {
+    fn the_largest_column_family_partitions_once_full_blocks_outgrow_a_share_of_the_cache() {
         let dir = crate::test_support::TempDir::new();
         let config =
             StoreConfig { memory: Arc::new(SlotMemory::new(1 << 20, 0.5, 64 << 10).unwrap()), write_back_bytes: 0 };
         {
             let store = KeyedStore::open(dir.path(), config.clone()).unwrap();
             let column = StateColumnFamily::open(&store, "big").unwrap();
+            let small = StateColumnFamily::open(&store, "small").unwrap();
             fill(&column, 0..2_000);
+            fill(&small, 0..1_000);
             store.flush().unwrap();
-            assert_eq!(store.adapt_index_layout().unwrap(), IndexLayout::Full);
+            store.adapt_index_layout().unwrap();
+            assert_eq!(store.index_layout("big"), IndexLayout::Full);
             assert_eq!(index_partitions(&store, "big"), 0);
             fill(&column, 2_000..300_000);
             store.flush().unwrap();
-            assert_eq!(store.adapt_index_layout().unwrap(), IndexLayout::Partitioned);
+            store.adapt_index_layout().unwrap();
+            assert_eq!(store.index_layout("big"), IndexLayout::Partitioned);
+            assert_eq!(store.index_layout("small"), IndexLayout::Full);
             fill(&column, 300_000..310_000);
+            fill(&small, 1_000..2_000);
             store.flush().unwrap();
             assert!(index_partitions(&store, "big") > 0);
+            assert_eq!(index_partitions(&store, "small"), 0);
             let later = StateColumnFamily::open(&store, "created-after").unwrap();
             fill(&later, 0..1_000);
             store.flush().unwrap();
-            assert!(index_partitions(&store, "created-after") > 0);
+            assert_eq!(store.index_layout("created-after"), IndexLayout::Full);
+            assert_eq!(index_partitions(&store, "created-after"), 0);
             for i in [0u32, 1_999, 150_000, 305_000] {
                 assert_eq!(&*column.get(&i.to_be_bytes()).unwrap().unwrap(), &[i as u8; 100][..]);
             }
             assert!(column.get(&400_000u32.to_be_bytes()).unwrap().is_none());
+            assert_eq!(&*small.get(&1_500u32.to_be_bytes()).unwrap().unwrap(), &[1_500u32 as u8; 100][..]);
             // Rewritten below level 0, every file is partitioned, and its pinned top-level index
             // sits in the slot's cache: the switch kept the shared cache.
             store.db.compact_range_cf(&store.db.cf_handle("big").unwrap(), None::<&[u8]>, None::<&[u8]>);
@@ -934,7 +939,8 @@ pub(crate) mod tests {
             assert!(config.memory.pinned_usage() > 0);
         }
         let reopened = KeyedStore::open(dir.path(), config).unwrap();
-        assert_eq!(reopened.index_layout(), IndexLayout::Partitioned);
+        assert_eq!(reopened.index_layout("big"), IndexLayout::Partitioned);
+        assert_eq!(reopened.index_layout("small"), IndexLayout::Full);
     }
 
     /// Index and filter bytes of the files of `column`, from its aggregated table properties.
