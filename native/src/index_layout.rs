@@ -25,9 +25,9 @@ use std::sync::Mutex;
 use rocksdb::{BlockBasedOptions, BlockBasedTablePinningTier};
 
 /// Full index and filter blocks of a store take at most this share of the block cache; beyond
-/// it, its largest column families partition theirs. The high-priority pool they live in is half
-/// of the cache; a quarter leaves room for the other stores of the slot and for growth until
-/// compactions rewrite the older files.
+/// it, its largest column families partition theirs. Full blocks are pinned; a quarter leaves the
+/// rest to data blocks, the other stores of the slot and growth until compactions rewrite the
+/// older files.
 pub const PARTITION_AT_CACHE_SHARE: f64 = 0.25;
 
 /// Writes between two checks of the layout; each check reads one table property per column family.

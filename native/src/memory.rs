@@ -25,14 +25,17 @@ const RESERVABLE_SHARE: f64 = 0.5;
 /// this it runs without one.
 const MIN_KERNEL_CACHE_BYTES: usize = 1 << 20;
 
-/// The smallest share of the block cache one of its shards may hold.
+/// What a block-cache entry is expected to charge; 0 lets RocksDB's hyper clock cache size its
+/// table as entries arrive (`AutoHyperClockCache`), since a slot's entries range from 4 KiB data
+/// blocks to filter blocks of megabytes.
 ///
-/// An LRU shard cannot keep a block larger than its capacity: it evicts it as soon as the reader
-/// lets go. RocksDB's default shards are 512 KiB to a few MiB, smaller than the full filter block of
-/// one 64 MiB SST file (about 3 MiB at 10 bits per key), so those filters were read again on every
-/// lookup. The slot's cache serves one task thread and RocksDB's background threads, so a few
-/// large shards cost no contention.
-const MIN_SHARD_BYTES: usize = 16 << 20;
+/// Why a hyper clock cache and not an LRU one: a lookup is lock-free and marks an entry used without
+/// moving it, where an LRU lookup takes its shard's mutex and relinks the entry. A cached point
+/// read looks up a data block (and, for partitioned layouts, an index and a filter partition) per
+/// file it consults. Its shards hold at least
+/// 32 MiB, so the full filter block of a large SST file (about 3 MiB) fits one: an LRU cache's
+/// default shards of 512 KiB to a few MiB could not keep it and read it again on every lookup.
+const ESTIMATED_ENTRY_CHARGE: usize = 0;
 
 /// Memtables a column family holds at most: the one being filled and one being flushed (RocksDB's
 /// `max_write_buffer_number`, set on every column family of the slot's stores).
@@ -40,15 +43,6 @@ pub const MEMTABLES_PER_COLUMN_FAMILY: usize = 2;
 
 /// A memtable passes its `write_buffer_size` by up to one arena block, an eighth of that size.
 const MEMTABLE_ARENA_SLACK: f64 = 1.125;
-
-/// The most shards a slot's cache is split into (RocksDB's own limit for an LRU cache is 2^6).
-const MAX_SHARD_BITS: i32 = 6;
-
-/// Shard bits such that every shard holds at least [`MIN_SHARD_BYTES`].
-fn shard_bits(cache_bytes: usize) -> i32 {
-    let shards = (cache_bytes / MIN_SHARD_BYTES).max(1);
-    (usize::BITS - 1 - shards.leading_zeros()).min(MAX_SHARD_BITS as u32) as i32
-}
 
 /// A slot's shared block cache and write-buffer manager.
 pub struct SlotMemory {
@@ -99,10 +93,7 @@ impl SlotMemory {
             )));
         }
         let (cache_bytes, write_buffer_bytes) = split(total_bytes, write_buffer_ratio);
-        let mut lru = rocksdb::LruCacheOptions::default();
-        lru.set_capacity(cache_bytes);
-        lru.set_num_shard_bits(shard_bits(cache_bytes));
-        let cache = Cache::new_lru_cache_opts(&lru);
+        let cache = Cache::new_hyper_clock_cache(cache_bytes, ESTIMATED_ENTRY_CHARGE);
         let write_buffers =
             WriteBufferManager::new_write_buffer_manager_with_cache(write_buffer_bytes, false, cache.clone());
         Ok(SlotMemory {
@@ -337,15 +328,6 @@ mod tests {
         assert!(SlotMemory::new(1 << 20, 0.5, 0).is_err());
         let memory = SlotMemory::new(8 << 20, 0.5, 1 << 20).unwrap();
         assert_eq!(memory.total_bytes(), 8 << 20);
-    }
-
-    #[test]
-    fn every_shard_holds_at_least_sixteen_mib() {
-        assert_eq!(shard_bits(8 << 20), 0);
-        assert_eq!(shard_bits(31 << 20), 0);
-        assert_eq!(shard_bits(99 << 20), 2);
-        assert_eq!(shard_bits(400 << 20), 4);
-        assert_eq!(shard_bits(64 << 30), MAX_SHARD_BITS);
     }
 
     #[test]
