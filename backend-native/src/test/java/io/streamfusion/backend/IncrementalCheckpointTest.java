@@ -29,6 +29,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -135,7 +137,20 @@ class IncrementalCheckpointTest extends MockEnvironmentTestBase {
             // Without rescaling, the next checkpoint continues the restored chain.
             IncrementalRemoteKeyedStateHandle third = checkpoint(restored, 3, streams(3));
             assertEquals(second.getBackendIdentifier(), third.getBackendIdentifier());
-            assertEquals(sstFiles(second.getSharedState()), placeholders(third));
+            // Checkpoint 2 holds two flushed level-0 files, the count at which level 0 compacts,
+            // so the restored store may rewrite them before this checkpoint. Whatever is left of
+            // checkpoint 2 is referenced, not uploaded again, and whatever was written is uploaded.
+            Set<String> uploadedBefore =
+                    second.getSharedState().stream()
+                            .map(HandleAndLocalPath::getLocalPath)
+                            .collect(Collectors.toSet());
+            assertTrue(sstFiles(third.getSharedState()) > 0);
+            for (HandleAndLocalPath file : third.getSharedState()) {
+                assertEquals(
+                        uploadedBefore.contains(file.getLocalPath()),
+                        file.getHandle() instanceof PlaceholderStreamStateHandle,
+                        file.getLocalPath());
+            }
         } finally {
             restored.dispose();
         }
