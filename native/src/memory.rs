@@ -32,9 +32,9 @@ const MIN_KERNEL_CACHE_BYTES: usize = 1 << 20;
 /// Why a hyper clock cache and not an LRU one: a lookup is lock-free and marks an entry used without
 /// moving it, where an LRU lookup takes its shard's mutex and relinks the entry. A cached point
 /// read looks up a data block (and, for partitioned layouts, an index and a filter partition) per
-/// file it consults. Its shards hold at least
-/// 32 MiB, so the full filter block of a large SST file (about 3 MiB) fits one: an LRU cache's
-/// default shards of 512 KiB to a few MiB could not keep it and read it again on every lookup.
+/// file it consults. Its shards hold at least 32 MiB, so the full filter block of a large SST file
+/// (about 3 MiB) fits one: an LRU cache's default shards of 512 KiB to a few MiB could not keep it
+/// and read it again on every lookup.
 const ESTIMATED_ENTRY_CHARGE: usize = 0;
 
 /// Memtables a column family holds at most: the one being filled and one being flushed (RocksDB's

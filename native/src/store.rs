@@ -48,10 +48,9 @@ unsafe impl Sync for SharedOptions {}
 pub struct KeyedStore {
     db: Db,
     options: SharedOptions,
-    /// The options of column families created by this store.
-    column_options: Options,
-    /// The same for files that exist before the store has checked its layout (see
-    /// [`index_layout::apply_to_files_found_at_open`]).
+    /// The options every state column family is opened or created with, before
+    /// [`KeyedStore::adapt_index_layout`] and [`IndexLayout::table_factory_change`] set its own
+    /// layout (see [`index_layout::apply_to_files_found_at_open`]).
     opening_column_options: Options,
     /// Each column family's index and filter layout, and when to check them next.
     layout: LayoutWatch,
@@ -77,8 +76,7 @@ pub struct KeyedStore {
 impl KeyedStore {
     /// Opens (creating if needed) the instance in `path`.
     pub fn open(path: &Path, config: StoreConfig) -> Result<Arc<KeyedStore>> {
-        let opening_column_options = column_options(&config, index_layout::apply_to_files_found_at_open);
-        let column_options = column_options(&config, index_layout::apply_to_new_column_families);
+        let opening_column_options = column_options(&config);
         let mut db_options = opening_column_options.clone();
         db_options.create_if_missing(true);
         db_options.create_missing_column_families(true);
@@ -112,7 +110,6 @@ impl KeyedStore {
         let store = Arc::new(KeyedStore {
             db,
             options: SharedOptions { read: ReadOptions::default(), write },
-            column_options,
             opening_column_options,
             layout: LayoutWatch::default(),
             column_names: Mutex::new(existing),
@@ -300,7 +297,9 @@ impl KeyedStore {
         if self.db.cf_handle(name).is_none() {
             self.link_pending_checkpoint();
             let slot = Arc::new(TtlFilterSlot::default());
-            self.db.create_cf(name, &state_column_options(&self.column_options, &slot))?;
+            self.db.create_cf(name, &state_column_options(&self.opening_column_options, &slot))?;
+            // A new column family has no files: it starts full, as the files it writes will be.
+            self.change_table_factory(name, &IndexLayout::Full.table_factory_change())?;
             self.memtable_charge.add(1);
             self.ttl_slots.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), slot);
         }
@@ -381,7 +380,7 @@ impl KeyedStore {
 /// Level-0 files that start a compaction into the levels below.
 const LEVEL0_COMPACTION_TRIGGER: i32 = 2;
 
-fn column_options(config: &StoreConfig, index_and_filters: impl FnOnce(&mut BlockBasedOptions)) -> Options {
+fn column_options(config: &StoreConfig) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(config.memory.cache());
     // Point lookups dominate keyed state access: a whole-key bloom filter avoids reading
@@ -394,7 +393,7 @@ fn column_options(config: &StoreConfig, index_and_filters: impl FnOnce(&mut Bloc
     // over restart points, which was a fifth of a cached point read.
     table.set_data_block_index_type(DataBlockIndexType::BinaryAndHash);
     table.set_data_block_hash_ratio(0.75);
-    index_and_filters(&mut table);
+    index_layout::apply_to_files_found_at_open(&mut table);
     let mut options = Options::default();
     options.set_block_based_table_factory(&table);
     options.set_merge_operator_associative(LIST_APPEND_MERGE_OPERATOR, list_append_merge);
