@@ -11,7 +11,7 @@ use crate::columnar::top1::{Replacement, FIRST, REJECTED, REPLACED};
 use crate::columnar::upsert;
 
 /// ABI version of this library. Must equal `NativeLibrary.ABI_VERSION` on the Java side.
-pub const ABI_VERSION: i32 = 14;
+pub const ABI_VERSION: i32 = 15;
 
 /// `TtlCompactionFilterSpec.Layout` codes: where a state kind keeps its TTL timestamps.
 pub mod ttl_layout {

@@ -9,7 +9,9 @@
 //! Memory that the slot's budget pays for outside RocksDB (an operator's cache or its Arrow
 //! batches) is [reserved](SlotMemory::reserve): the block cache shrinks by the reservation while
 //! it is held, so the slot's total stays within `T`. The Java decoded-value cache may also be
-//! [lent](SlotMemory::lend_to_value_cache) block cache that RocksDB leaves idle, on the same terms.
+//! [lent](SlotMemory::lend_to_value_cache) block cache that RocksDB leaves idle, on the same terms,
+//! and may in turn [give](SlotMemory::accept_from_value_cache) the block cache part of its own share
+//! while few reads hit it.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -64,11 +66,15 @@ struct Held {
     reserved: usize,
     /// By the decoded-value cache, until it gives them back.
     lent: usize,
+    /// Of the decoded-value cache's own share, given to the block cache (which grows by them)
+    /// while that cache serves few reads, until it takes them back.
+    accepted: usize,
 }
 
 impl Held {
-    fn total(&self) -> usize {
-        self.reserved + self.lent
+    /// The block cache's capacity given its share of the budget.
+    fn cache_capacity(&self, cache_bytes: usize) -> usize {
+        (cache_bytes + self.accepted).saturating_sub(self.reserved + self.lent)
     }
 }
 
@@ -133,6 +139,22 @@ impl SlotMemory {
         held.lent
     }
 
+    /// Grows the block cache by `bytes` of the decoded-value cache's own share, in place of what
+    /// it gave before (0 takes everything back), at most the slot's total budget. The Java cache
+    /// has shrunk by as much before it gives, and grows only after it took back. Returns the bytes
+    /// accepted.
+    pub fn accept_from_value_cache(&self, bytes: usize) -> usize {
+        let mut held = self.held();
+        held.accepted = bytes.min(self.total_bytes);
+        self.apply_capacity(&held);
+        held.accepted
+    }
+
+    /// Bytes of the decoded-value cache's own share the block cache holds now.
+    pub fn accepted_bytes(&self) -> usize {
+        self.held().accepted
+    }
+
     /// Block cache RocksDB does not use now and would not even with every memtable at its
     /// [ceiling](SlotMemory::memtable_ceiling): what a loan may take without evicting a block.
     pub fn idle_cache_bytes(&self) -> usize {
@@ -176,7 +198,7 @@ impl SlotMemory {
     }
 
     fn apply_capacity(&self, held: &Held) {
-        self.cache.clone().set_capacity(self.cache_bytes - held.total());
+        self.cache.clone().set_capacity(held.cache_capacity(self.cache_bytes));
     }
 
     /// Reserves an operator kernel's memory: its `cache` and `batches` if the slot can spare
@@ -219,9 +241,10 @@ impl SlotMemory {
         self.held().reserved
     }
 
-    /// The block cache's capacity now: its share of the budget less reservations and loans.
+    /// The block cache's capacity now: its share of the budget less reservations and loans, plus
+    /// what the decoded-value cache gave it.
     pub fn cache_capacity(&self) -> usize {
-        self.cache_bytes - self.held().total()
+        self.held().cache_capacity(self.cache_bytes)
     }
 
     fn release(&self, bytes: usize) {
@@ -362,6 +385,21 @@ mod tests {
         assert_eq!(memory.cache_capacity(), full - (30 << 20), "the loan stays after the reservations go");
         assert_eq!(memory.lend_to_value_cache(0), 0);
         assert_eq!((memory.cache_capacity(), memory.lent_bytes(), memory.reserved_bytes()), (full, 0, 0));
+    }
+
+    #[test]
+    fn the_value_cache_share_given_grows_the_block_cache_beside_reservations() {
+        let memory = Arc::new(SlotMemory::new(300 << 20, 0.5, 1 << 20).unwrap());
+        let full = memory.cache_capacity();
+        assert_eq!(memory.accept_from_value_cache(15 << 20), 15 << 20);
+        assert_eq!((memory.cache_capacity(), memory.accepted_bytes()), (full + (15 << 20), 15 << 20));
+        let reservation = memory.reserve(full / 2).expect("half of the budgeted block cache");
+        assert!(memory.reserve(1).is_none(), "the bytes given do not widen the holdable half");
+        assert_eq!(memory.cache_capacity(), full / 2 + (15 << 20));
+        drop(reservation);
+        assert_eq!(memory.accept_from_value_cache(0), 0);
+        assert_eq!(memory.cache_capacity(), full);
+        assert_eq!(memory.accept_from_value_cache(usize::MAX), 300 << 20, "never more than the slot's budget");
     }
 
     #[test]

@@ -183,6 +183,21 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_lend
     })
 }
 
+/// Gives the block cache `bytes` of the decoded-value cache's own share in place of what it gave
+/// before; returns the bytes accepted ([`SlotMemory::accept_from_value_cache`]).
+#[no_mangle]
+pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_acceptFromValueCache(
+    mut env: JNIEnv,
+    _class: JClass,
+    memory: jlong,
+    bytes: jlong,
+) -> jlong {
+    call(&mut env, 0, |_| {
+        let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
+        Ok(memory.accept_from_value_cache(bytes.max(0) as usize) as jlong)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_openStore(
     mut env: JNIEnv,

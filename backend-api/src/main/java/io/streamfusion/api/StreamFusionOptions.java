@@ -110,7 +110,10 @@ public final class StreamFusionOptions {
                                     + " RocksDB gets the rest. Unset, the cache takes an eighth of"
                                     + " the budget, at most 64 MiB, so that RocksDB keeps the"
                                     + " memory its index, filter and data blocks need when state"
-                                    + " outgrows the budget. If the budget cannot spare a set size"
+                                    + " outgrows the budget; an unset size also borrows block cache"
+                                    + " that RocksDB leaves idle, and gives the block cache most of"
+                                    + " its share while few of its reads hit. If the budget cannot"
+                                    + " spare a set size"
                                     + " (RocksDB would keep less than the cache gets), the cache is"
                                     + " disabled.");
 

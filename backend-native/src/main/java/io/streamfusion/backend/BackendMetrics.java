@@ -69,6 +69,9 @@ final class BackendMetrics {
                 "valueCacheBorrowedBytes",
                 (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.borrowedBytes());
         group.gauge(
+                "valueCacheGivenBytes",
+                (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.givenBytes());
+        group.gauge(
                 "valueCacheBytes",
                 (Gauge<Long>) () -> valueCache == null ? 0L : valueCache.weightedBytes());
         group.gauge(

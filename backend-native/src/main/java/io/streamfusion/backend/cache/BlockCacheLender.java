@@ -14,4 +14,10 @@ public interface BlockCacheLender {
      * Lends {@code bytes} in place of the current loan (0 returns it all); returns what was lent.
      */
     long lend(long bytes);
+
+    /**
+     * Grows the block cache by {@code bytes} of the decoded-value cache's own share in place of
+     * what it gave before (0 takes it all back); returns what was accepted.
+     */
+    long accept(long bytes);
 }

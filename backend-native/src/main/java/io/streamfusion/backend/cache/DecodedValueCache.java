@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A cache given a {@link BlockCacheLender} grows past its own share into block cache that
  * RocksDB leaves idle, and shrinks back when RocksDB needs it ({@link IdleMemoryLoan}), checked
  * every {@link #CHECK_INTERVAL_KEYS} keys the slot's backends are set to ({@link #countKey}), so
- * that work on other state kinds, which needs the block cache, takes the loan back too.
+ * that work on other state kinds, which needs the block cache, takes the loan back too. The same
+ * checks let a cache that few reads hit give part of its own share to the block cache instead
+ * ({@link ShareReturn}); it borrows only while it gives nothing.
  */
 public final class DecodedValueCache {
 
@@ -48,6 +50,25 @@ public final class DecodedValueCache {
 
     private final AtomicLong sizeEvictions = new AtomicLong();
     private long sizeEvictionsAtCheck;
+
+    /** Bytes of the cache's own share the block cache holds now ({@link ShareReturn}). */
+    private volatile long givenBytes;
+
+    /**
+     * While the cache keeps only the least part of its share, one read in this many consults it:
+     * enough to measure its hits, and the others skip a lookup and an admission that would all but
+     * always miss.
+     */
+    static final int SAMPLED_READ_INTERVAL = 8;
+
+    /** Whether reads are sampled ({@link #SAMPLED_READ_INTERVAL}). */
+    private volatile boolean sampling;
+
+    /** Reads while sampling, counted without synchronisation: a lost count only moves a sample. */
+    private int sampledReads;
+
+    /** The reads counted at the last check, for the hit rate between checks. */
+    private ValueCacheStats statsAtCheck = new ValueCacheStats(0, 0, 0);
 
     /**
      * Keys set since the last check of the loan. Counted by every task thread without
@@ -88,6 +109,16 @@ public final class DecodedValueCache {
         return id;
     }
 
+    /**
+     * Whether a read consults the cache: every read, except while the cache keeps only the least
+     * part of its share, when one in {@link #SAMPLED_READ_INTERVAL} does. A read that does not
+     * consult it reads RocksDB, which the cache never runs ahead of, and admits nothing. Writes
+     * always keep cached keys current.
+     */
+    boolean consults() {
+        return !sampling || ++sampledReads % SAMPLED_READ_INTERVAL == 0;
+    }
+
     /** The entry of a cached key for a read (counted, marked as used), or null. */
     CachedValue read(long stateId, byte[] key) {
         long hash = CacheKeyBytes.hash(stateId, key);
@@ -107,10 +138,11 @@ public final class DecodedValueCache {
     }
 
     /**
-     * Adjusts what the cache borrows of the block cache ({@link IdleMemoryLoan}). A smaller cache
-     * evicts before it returns memory, and a larger one grows after it borrowed, so the slot holds
-     * no more than its budget, except for the bytes an operator's reservation took back of the loan
-     * since the last check.
+     * Adjusts what the cache borrows of the block cache ({@link IdleMemoryLoan}) or, while it
+     * borrows nothing, what it gives the block cache of its own share ({@link ShareReturn}). A
+     * smaller cache evicts before it returns or gives memory, and a larger one grows after it
+     * borrowed or took back, so the slot holds no more than its budget, except for the bytes an
+     * operator's reservation took back of the loan since the last check.
      */
     synchronized void rebalance() {
         keysSinceCheck = 0;
@@ -120,14 +152,42 @@ public final class DecodedValueCache {
         long evictions = sizeEvictions.get();
         boolean evicting = evictions != sizeEvictionsAtCheck;
         sizeEvictionsAtCheck = evictions;
+        ValueCacheStats stats = stats();
+        ValueCacheStats sinceCheck = stats.minus(statsAtCheck);
+        statsAtCheck = stats;
         // The loan as the block cache has it, which a reservation may have cut since it was lent.
         BlockCacheRoom room = lender.room();
         long wanted = IdleMemoryLoan.wanted(room, evicting);
+        // It borrows only while it gives nothing, and gives only while it borrows nothing.
+        if (givenBytes > 0 || wanted == 0 && room.lentBytes() == 0) {
+            long give =
+                    ShareReturn.wanted(
+                            ownBytes,
+                            givenBytes,
+                            sinceCheck.hitCount(),
+                            sinceCheck.missCount(),
+                            evicting,
+                            room);
+            giveToBlockCache(give);
+            return;
+        }
         long kept = Math.min(room.lentBytes(), wanted);
         if (ownBytes + kept < capacityBytes) {
             resize(ownBytes + kept);
         }
         resize(ownBytes + (wanted == room.lentBytes() ? wanted : lender.lend(wanted)));
+    }
+
+    /** Gives the block cache {@code bytes} of the cache's own share in place of what it gave. */
+    private void giveToBlockCache(long bytes) {
+        if (bytes > givenBytes) {
+            resize(ownBytes - bytes);
+            givenBytes = lender.accept(bytes);
+        } else if (bytes < givenBytes) {
+            givenBytes = lender.accept(bytes);
+            resize(ownBytes - givenBytes);
+        }
+        sampling = ShareReturn.keepsLeast(ownBytes, givenBytes);
     }
 
     private void resize(long capacity) {
@@ -162,11 +222,13 @@ public final class DecodedValueCache {
 
     /**
      * Admits a value read after a miss. Once the cache is full, a key enters only when it misses a
-     * second time within the {@link AdmissionDoorkeeper}'s window.
+     * second time within the {@link AdmissionDoorkeeper}'s window, except while reads are sampled:
+     * then the few entries kept turn over with the reads, so that their hits measure what the reads
+     * of now would hit.
      */
     void admit(long stateId, byte[] key, CachedValue value) {
         long hash = CacheKeyBytes.hash(stateId, key);
-        if (full && !doorkeeper.admit((int) hash)) {
+        if (full && !sampling && !doorkeeper.admit((int) hash)) {
             return;
         }
         countEvictions(segment(hash).put(stateId, key, (int) hash, value, false));
@@ -210,7 +272,12 @@ public final class DecodedValueCache {
 
     /** Bytes borrowed of the block cache now. */
     public long borrowedBytes() {
-        return capacityBytes - ownBytes;
+        return Math.max(0, capacityBytes - ownBytes);
+    }
+
+    /** Bytes of the cache's own share given to the block cache now. */
+    public long givenBytes() {
+        return givenBytes;
     }
 
     /** How many keys the cache holds. */

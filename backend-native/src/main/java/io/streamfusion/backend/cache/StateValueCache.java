@@ -42,6 +42,9 @@ public final class StateValueCache<V> {
      */
     private boolean offered;
 
+    /** Whether the last {@link #lookup} did not consult the cache: its read is not admitted. */
+    private boolean lookupSkipped;
+
     private final DataInputDeserializer serializedIn = new DataInputDeserializer();
     private final StoredBytesDecoder<V> bytesDecoder;
 
@@ -84,6 +87,10 @@ public final class StateValueCache<V> {
      * cached as having no value (deleted while cached), or {@link #NOT_CACHED}.
      */
     public Object lookup(byte[] key) throws IOException {
+        lookupSkipped = !cache.consults();
+        if (lookupSkipped) {
+            return NOT_CACHED;
+        }
         CachedValue entry = cache.read(stateId, key);
         if (entry == null) {
             return NOT_CACHED;
@@ -107,6 +114,9 @@ public final class StateValueCache<V> {
 
     /** Whether {@code key} has a value, as far as the cache knows; a hit or a miss. */
     public Presence presence(byte[] key) {
+        if (!cache.consults()) {
+            return Presence.UNKNOWN;
+        }
         CachedValue entry = cache.read(stateId, key);
         if (entry == null) {
             return Presence.UNKNOWN;
@@ -143,11 +153,15 @@ public final class StateValueCache<V> {
     }
 
     /**
-     * Admits a value just read from RocksDB, decoded from {@code stored}, which the cache may keep:
-     * the caller must not change that array afterwards. The caller may return {@code value} itself,
-     * since the cache keeps either an immutable value or the bytes.
+     * Admits a value just read from RocksDB after {@link #lookup} found no entry, decoded from
+     * {@code stored}, which the cache may keep: the caller must not change that array afterwards.
+     * Nothing is admitted if that lookup did not consult the cache. The caller may return {@code
+     * value} itself, since the cache keeps either an immutable value or the bytes.
      */
     public void admitRead(byte[] key, V value, byte[] stored) {
+        if (lookupSkipped) {
+            return;
+        }
         offered = true;
         cache.admit(
                 stateId,

@@ -24,4 +24,9 @@ final class SlotBlockCacheLender implements BlockCacheLender {
     public long lend(long bytes) {
         return memory.lendToValueCache(bytes);
     }
+
+    @Override
+    public long accept(long bytes) {
+        return memory.acceptFromValueCache(bytes);
+    }
 }

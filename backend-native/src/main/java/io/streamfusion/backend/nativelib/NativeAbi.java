@@ -19,7 +19,7 @@ import java.util.Locale;
 final class NativeAbi {
 
     /** Bump with native/src/abi.rs whenever a JNI signature or a batch encoding changes. */
-    static final int VERSION = 14;
+    static final int VERSION = 15;
 
     private NativeAbi() {}
 

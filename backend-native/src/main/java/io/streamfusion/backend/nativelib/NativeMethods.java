@@ -31,6 +31,8 @@ final class NativeMethods {
 
     static native long lendToValueCache(long memory, long bytes);
 
+    static native long acceptFromValueCache(long memory, long bytes);
+
     static native long openStore(String path, long memory, long writeBackBytes);
 
     static native void closeStore(long store);

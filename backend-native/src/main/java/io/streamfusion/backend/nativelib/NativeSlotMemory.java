@@ -82,6 +82,15 @@ public final class NativeSlotMemory extends NativeHandle {
         return isClosed() ? 0 : NativeMethods.lendToValueCache(handle(), bytes);
     }
 
+    /**
+     * Grows the block cache by {@code bytes} of the decoded-value cache's own share, in place of
+     * what it gave before (0 takes it all back). Returns the bytes accepted, 0 once this memory is
+     * closed.
+     */
+    public synchronized long acceptFromValueCache(long bytes) {
+        return isClosed() ? 0 : NativeMethods.acceptFromValueCache(handle(), bytes);
+    }
+
     @Override
     void free(long handle) {
         NativeMethods.closeSlotMemory(handle);

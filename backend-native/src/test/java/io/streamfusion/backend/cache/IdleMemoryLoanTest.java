@@ -14,42 +14,12 @@ class IdleMemoryLoanTest {
 
     private static final long MIB = 1 << 20;
 
-    /** A block cache of {@code capacity} bytes, {@code used} of them used, lending up to a cap. */
-    private static final class FakeLender implements BlockCacheLender {
-        final long capacity;
-        long used;
-        long lendable;
-        long lent;
-
-        FakeLender(long capacity, long used, long lendable) {
-            this.capacity = capacity;
-            this.used = used;
-            this.lendable = lendable;
-        }
-
-        long blockCacheCapacity() {
-            return capacity - lent;
-        }
-
-        @Override
-        public BlockCacheRoom room() {
-            return new BlockCacheRoom(
-                    blockCacheCapacity(), Math.max(0, blockCacheCapacity() - used), lent);
-        }
-
-        @Override
-        public long lend(long bytes) {
-            lent = Math.min(bytes, lendable);
-            return lent;
-        }
-    }
-
-    private FakeLender lender;
+    private FakeBlockCacheLender lender;
     private DecodedValueCache cache;
     private StateValueCache<Long> view;
 
     /** A cache of 1 MiB of its own, borrowing from {@code from} (if not null). */
-    private void cacheBorrowingFrom(FakeLender from) {
+    private void cacheBorrowingFrom(FakeBlockCacheLender from) {
         lender = from;
         cache = new DecodedValueCache(MIB, from);
         view = new StateValueCache<>(cache, 1, LongSerializer.INSTANCE);
@@ -78,7 +48,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aFullCacheBorrowsHalfOfTheIdleBlockCacheAndKeepsMoreValues() throws Exception {
-        cacheBorrowingFrom(new FakeLender(64 * MIB, 4 * MIB, 64 * MIB));
+        cacheBorrowingFrom(new FakeBlockCacheLender(64 * MIB, 4 * MIB, 64 * MIB));
         long keys = 50_000;
         readAll(view, keys);
         assertTrue(cache.stats().evictionCount() > 0, "5.6 MB of values fill 1 MiB");
@@ -96,7 +66,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aCacheShrinksToWhatAnOperatorsReservationLeftOfItsLoan() throws Exception {
-        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
+        cacheBorrowingFrom(new FakeBlockCacheLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 50_000);
         cache.rebalance();
         readAll(view, 100_000);
@@ -111,7 +81,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aCacheThatDoesNotEvictBorrowsNothing() throws Exception {
-        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
+        cacheBorrowingFrom(new FakeBlockCacheLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 1_000);
         cache.rebalance();
         assertEquals(0, lender.lent);
@@ -120,7 +90,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void theLoanGoesBackHalfAtATimeWhenRocksDbFillsItsCache() throws Exception {
-        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
+        cacheBorrowingFrom(new FakeBlockCacheLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 50_000);
         cache.rebalance();
         assertEquals(32 * MIB, lender.lent);
@@ -144,7 +114,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void aLoanIsWhatTheLenderGrants() throws Exception {
-        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 10 * MIB));
+        cacheBorrowingFrom(new FakeBlockCacheLender(64 * MIB, 0, 10 * MIB));
         readAll(view, 50_000);
         cache.rebalance();
         assertEquals(11 * MIB, cache.capacityBytes());
@@ -152,7 +122,7 @@ class IdleMemoryLoanTest {
 
     @Test
     void keysCountedCheckTheLoan() throws Exception {
-        cacheBorrowingFrom(new FakeLender(64 * MIB, 0, 64 * MIB));
+        cacheBorrowingFrom(new FakeBlockCacheLender(64 * MIB, 0, 64 * MIB));
         readAll(view, 20_000);
         for (int key = 1; key < DecodedValueCache.CHECK_INTERVAL_KEYS; key++) {
             cache.countKey();
