@@ -177,10 +177,7 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_lend
     memory: jlong,
     bytes: jlong,
 ) -> jlong {
-    call(&mut env, 0, |_| {
-        let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
-        Ok(memory.lend_to_value_cache(bytes.max(0) as usize) as jlong)
-    })
+    move_slot_memory(&mut env, memory, bytes, SlotMemory::lend_to_value_cache)
 }
 
 /// Gives the block cache `bytes` of the decoded-value cache's own share in place of what it gave
@@ -192,9 +189,15 @@ pub extern "system" fn Java_io_streamfusion_backend_nativelib_NativeMethods_acce
     memory: jlong,
     bytes: jlong,
 ) -> jlong {
-    call(&mut env, 0, |_| {
+    move_slot_memory(&mut env, memory, bytes, SlotMemory::accept_from_value_cache)
+}
+
+/// Moves `bytes` between the block cache and the decoded-value cache with `exchange`; a negative
+/// count from Java moves nothing.
+fn move_slot_memory(env: &mut JNIEnv, memory: jlong, bytes: jlong, exchange: fn(&SlotMemory, usize) -> usize) -> jlong {
+    call(env, 0, |_| {
         let memory = unsafe { borrow::<SlotMemoryHandle>(memory)? };
-        Ok(memory.accept_from_value_cache(bytes.max(0) as usize) as jlong)
+        Ok(exchange(memory, bytes.max(0) as usize) as jlong)
     })
 }
 

@@ -58,6 +58,16 @@ class ShareReturnTest {
         cache.rebalance();
     }
 
+    /** Reads far more keys than fit, beside a full block cache, until the cache keeps an eighth. */
+    private void keepAnEighthBesideAFullBlockCache() throws Exception {
+        cacheBeside(64 * MIB);
+        for (int check = 0; check < 4; check++) {
+            readThenCheck(2_000_000, 100_000);
+            lender.used = lender.blockCacheCapacity();
+        }
+        assertEquals(SHARE / 8, cache.capacityBytes());
+    }
+
     @Test
     void aCacheThatFewReadsHitGivesHalfItsShareAtEachCheckDownToAnEighth() throws Exception {
         cacheBeside(64 * MIB);
@@ -81,12 +91,7 @@ class ShareReturnTest {
 
     @Test
     void itTakesItsShareBackTwiceWhatItHoldsAtEachCheckOnceItsReadsWouldHit() throws Exception {
-        cacheBeside(64 * MIB);
-        for (int check = 0; check < 4; check++) {
-            readThenCheck(2_000_000, 100_000);
-            lender.used = lender.blockCacheCapacity();
-        }
-        assertEquals(SHARE / 8, cache.capacityBytes());
+        keepAnEighthBesideAFullBlockCache();
 
         // 40k keys fit the whole share: an eighth of it hits about a quarter of their reads.
         readThenCheck(40_000, 100_000);
@@ -108,12 +113,7 @@ class ShareReturnTest {
 
     @Test
     void keepingAnEighthOneReadInEightConsultsTheCacheAndWritesKeepItCurrent() throws Exception {
-        cacheBeside(64 * MIB);
-        for (int check = 0; check < 4; check++) {
-            readThenCheck(2_000_000, 100_000);
-            lender.used = lender.blockCacheCapacity();
-        }
-        assertEquals(SHARE / 8, cache.capacityBytes());
+        keepAnEighthBesideAFullBlockCache();
         ValueCacheStats before = cache.stats();
         readUniformly(2_000_000, 80_000);
         ValueCacheStats reads = cache.stats().minus(before);
