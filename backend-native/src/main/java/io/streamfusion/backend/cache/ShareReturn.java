@@ -22,10 +22,10 @@ package io.streamfusion.backend.cache;
 final class ShareReturn {
 
     /** Below this hit rate at its whole share, the cache gives part of its share. */
-    static final double GIVE_BELOW_HIT_RATE = 0.10;
+    static final double GIVE_BELOW_HIT_RATE = 0.20;
 
     /** At this hit rate at its whole share, the cache takes part of its share back. */
-    static final double TAKE_BACK_AT_HIT_RATE = 0.20;
+    static final double TAKE_BACK_AT_HIT_RATE = 0.25;
 
     /** The smallest part of its share the cache keeps, to go on measuring its hits. */
     static final int KEPT_SHARE_DIVISOR = 8;

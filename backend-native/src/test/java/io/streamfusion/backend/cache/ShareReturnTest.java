@@ -186,14 +186,14 @@ class ShareReturnTest {
     @Test
     void theHitRateIsScaledToTheWholeShare() {
         BlockCacheRoom full = new BlockCacheRoom(64 * MIB, 0, 0);
-        // Holding a quarter of its share, 4% hits would be 16% at the whole share: kept.
+        // Holding a quarter of its share, 5.5% hits would be 22% at the whole share: kept.
         assertEquals(
-                SHARE * 3 / 4, ShareReturn.wanted(SHARE, SHARE * 3 / 4, 400, 9_600, true, full));
-        // 2% would be 8%: halved.
+                SHARE * 3 / 4, ShareReturn.wanted(SHARE, SHARE * 3 / 4, 550, 9_450, true, full));
+        // 4% would be 16%: halved.
         assertEquals(
-                SHARE * 7 / 8, ShareReturn.wanted(SHARE, SHARE * 3 / 4, 200, 9_800, true, full));
-        // 6% would be 24%: doubled.
-        assertEquals(SHARE / 2, ShareReturn.wanted(SHARE, SHARE * 3 / 4, 600, 9_400, true, full));
+                SHARE * 7 / 8, ShareReturn.wanted(SHARE, SHARE * 3 / 4, 400, 9_600, true, full));
+        // 7% would be 28%: doubled.
+        assertEquals(SHARE / 2, ShareReturn.wanted(SHARE, SHARE * 3 / 4, 700, 9_300, true, full));
         // At its whole share, 5% gives half, but only once the cache evicts.
         assertEquals(SHARE / 2, ShareReturn.wanted(SHARE, 0, 500, 9_500, true, full));
         assertEquals(0, ShareReturn.wanted(SHARE, 0, 500, 9_500, false, full));
