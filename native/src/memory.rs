@@ -150,11 +150,6 @@ impl SlotMemory {
         held.accepted
     }
 
-    /// Bytes of the decoded-value cache's own share the block cache holds now.
-    pub fn accepted_bytes(&self) -> usize {
-        self.held().accepted
-    }
-
     /// Block cache RocksDB does not use now and would not even with every memtable at its
     /// [ceiling](SlotMemory::memtable_ceiling): what a loan may take without evicting a block.
     pub fn idle_cache_bytes(&self) -> usize {
@@ -392,7 +387,7 @@ mod tests {
         let memory = Arc::new(SlotMemory::new(300 << 20, 0.5, 1 << 20).unwrap());
         let full = memory.cache_capacity();
         assert_eq!(memory.accept_from_value_cache(15 << 20), 15 << 20);
-        assert_eq!((memory.cache_capacity(), memory.accepted_bytes()), (full + (15 << 20), 15 << 20));
+        assert_eq!(memory.cache_capacity(), full + (15 << 20));
         let reservation = memory.reserve(full / 2).expect("half of the budgeted block cache");
         assert!(memory.reserve(1).is_none(), "the bytes given do not widen the holdable half");
         assert_eq!(memory.cache_capacity(), full / 2 + (15 << 20));

@@ -51,9 +51,6 @@ public final class DecodedValueCache {
     private final AtomicLong sizeEvictions = new AtomicLong();
     private long sizeEvictionsAtCheck;
 
-    /** Bytes of the cache's own share the block cache holds now ({@link ShareReturn}). */
-    private volatile long givenBytes;
-
     /**
      * While the cache keeps only the least part of its share, one read in this many consults it:
      * enough to measure its hits, and the others skip a lookup and an admission that would all but
@@ -61,8 +58,8 @@ public final class DecodedValueCache {
      */
     static final int SAMPLED_READ_INTERVAL = 8;
 
-    /** Whether reads are sampled ({@link #SAMPLED_READ_INTERVAL}). */
-    private volatile boolean sampling;
+    /** The capacity at and below which reads are sampled: the least part of its share it keeps. */
+    private final long sampledCapacityBytes;
 
     /** Reads while sampling, counted without synchronisation: a lost count only moves a sample. */
     private int sampledReads;
@@ -88,6 +85,7 @@ public final class DecodedValueCache {
         }
         this.ownBytes = ownBytes;
         this.capacityBytes = ownBytes;
+        this.sampledCapacityBytes = ShareReturn.leastKept(ownBytes);
         this.lender = lender;
         this.doorkeeper = new AdmissionDoorkeeper(ownBytes);
         int segmentCount =
@@ -116,7 +114,11 @@ public final class DecodedValueCache {
      * always keep cached keys current.
      */
     boolean consults() {
-        return !sampling || ++sampledReads % SAMPLED_READ_INTERVAL == 0;
+        return !sampling() || ++sampledReads % SAMPLED_READ_INTERVAL == 0;
+    }
+
+    private boolean sampling() {
+        return capacityBytes <= sampledCapacityBytes;
     }
 
     /** The entry of a cached key for a read (counted, marked as used), or null. */
@@ -159,11 +161,11 @@ public final class DecodedValueCache {
         BlockCacheRoom room = lender.room();
         long wanted = IdleMemoryLoan.wanted(room, evicting);
         // It borrows only while it gives nothing, and gives only while it borrows nothing.
-        if (givenBytes > 0 || wanted == 0 && room.lentBytes() == 0) {
+        if (givenBytes() > 0 || wanted == 0 && room.lentBytes() == 0) {
             long give =
                     ShareReturn.wanted(
                             ownBytes,
-                            givenBytes,
+                            givenBytes(),
                             sinceCheck.hitCount(),
                             sinceCheck.missCount(),
                             evicting,
@@ -180,14 +182,14 @@ public final class DecodedValueCache {
 
     /** Gives the block cache {@code bytes} of the cache's own share in place of what it gave. */
     private void giveToBlockCache(long bytes) {
-        if (bytes > givenBytes) {
+        long given = givenBytes();
+        if (bytes > given) {
             resize(ownBytes - bytes);
-            givenBytes = lender.accept(bytes);
-        } else if (bytes < givenBytes) {
-            givenBytes = lender.accept(bytes);
-            resize(ownBytes - givenBytes);
+            lender.accept(bytes);
+        } else if (bytes < given) {
+            lender.accept(bytes);
+            resize(ownBytes - bytes);
         }
-        sampling = ShareReturn.keepsLeast(ownBytes, givenBytes);
     }
 
     private void resize(long capacity) {
@@ -228,7 +230,7 @@ public final class DecodedValueCache {
      */
     void admit(long stateId, byte[] key, CachedValue value) {
         long hash = CacheKeyBytes.hash(stateId, key);
-        if (full && !sampling && !doorkeeper.admit((int) hash)) {
+        if (full && !sampling() && !doorkeeper.admit((int) hash)) {
             return;
         }
         countEvictions(segment(hash).put(stateId, key, (int) hash, value, false));
@@ -277,7 +279,7 @@ public final class DecodedValueCache {
 
     /** Bytes of the cache's own share given to the block cache now. */
     public long givenBytes() {
-        return givenBytes;
+        return Math.max(0, ownBytes - capacityBytes);
     }
 
     /** How many keys the cache holds. */

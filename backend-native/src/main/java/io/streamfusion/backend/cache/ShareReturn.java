@@ -11,13 +11,13 @@ package io.streamfusion.backend.cache;
  * <p>Why: the share is an eighth of the slot's budget. When the state is many times larger than
  * that share and read uniformly, the share holds a few percent of the keys, so nearly every read
  * pays a lookup and an admission for nothing, while the block cache, which serves every read of
- * every state kind, runs full. At 5M keys in a 136 MiB slot (docs/architecture.md, "A budget split
- * that follows the hits") the cache hit about 3% of value reads, and value reads ran 16% faster
- * without it. The eighth it keeps goes on measuring: for keys read uniformly, the hit rate grows
- * with the cache's size, so the rate it sees times its share over its size is what its whole share
- * would hit. A skewed workload hits more at a small size than that scaling says, so it takes its
- * share back early rather than late. Taking back by doubling keeps a cache whose hot keys fit in a
- * small size from swinging between the two.
+ * every state kind, runs full. At 5M keys in a 136 MiB slot (docs/architecture.md, "What giving the
+ * share back bought") the cache hit about 3% of value reads, and value reads ran 16% faster without
+ * it. The eighth it keeps goes on measuring: for keys read uniformly, the hit rate grows with the
+ * cache's size, so the rate it sees times its share over its size is what its whole share would
+ * hit. A skewed workload hits more at a small size than that scaling says, so it takes its share
+ * back early rather than late. Taking back by doubling keeps a cache whose hot keys fit in a small
+ * size from swinging between the two.
  */
 final class ShareReturn {
 
@@ -35,9 +35,9 @@ final class ShareReturn {
 
     private ShareReturn() {}
 
-    /** Whether a cache that gave {@code givenBytes} of {@code ownBytes} keeps the least it may. */
-    static boolean keepsLeast(long ownBytes, long givenBytes) {
-        return ownBytes - givenBytes <= ownBytes / KEPT_SHARE_DIVISOR;
+    /** The least a cache of {@code ownBytes} keeps of its share. */
+    static long leastKept(long ownBytes) {
+        return ownBytes / KEPT_SHARE_DIVISOR;
     }
 
     /**
@@ -70,7 +70,7 @@ final class ShareReturn {
         }
         boolean blockCacheFull = room.idleBytes() < room.capacity() / 16;
         if (evicting && blockCacheFull && atWholeShare < GIVE_BELOW_HIT_RATE) {
-            return ownBytes - Math.max(ownBytes / KEPT_SHARE_DIVISOR, held / 2);
+            return ownBytes - Math.max(leastKept(ownBytes), held / 2);
         }
         return givenBytes;
     }
