@@ -11,6 +11,7 @@ pub mod columnar;
 pub mod error;
 pub mod index_layout;
 pub mod jni;
+pub mod kept_iterator;
 pub mod memory;
 pub mod rescale;
 pub mod scan;

@@ -18,6 +18,7 @@ use crate::batch;
 use crate::checkpoint::PendingCheckpoints;
 use crate::error::{NativeError, Result};
 use crate::index_layout::{self, IndexLayout, LayoutWatch};
+use crate::kept_iterator::KeptIterator;
 use crate::memory::{ColumnFamilyCharge, MemoryReservation, SlotMemory, MEMTABLES_PER_COLUMN_FAMILY};
 use crate::ttl::{TtlFilterConfig, TtlFilterFactory, TtlFilterSlot};
 use crate::write_back::{HeldWrite, WriteBack};
@@ -419,6 +420,9 @@ fn state_column_options(shared: &Options, slot: &Arc<TtlFilterSlot>) -> Options 
     options
 }
 
+/// What a prefix scan's output starts with: a map state's few entries fit without regrowing it.
+const SCAN_BATCH_START_BYTES: usize = 1 << 10;
+
 /// Named as in Flink's RocksDB backend, whose list format this operator produces.
 pub const LIST_APPEND_MERGE_OPERATOR: &str = "stringappendtest";
 
@@ -568,6 +572,8 @@ impl EntryCursor<'_> {
 /// the database, and Rust drops fields in declaration order.
 #[derive(Clone)]
 pub struct StateColumnFamily {
+    /// Kept between prefix scans; declared first so it is dropped before the store it reads.
+    scan_iterator: KeptIterator,
     cf: Arc<BoundColumnFamily<'static>>,
     store: Arc<KeyedStore>,
     name: String,
@@ -607,7 +613,13 @@ impl StateColumnFamily {
         // struct, declared after `cf`, so the database outlives the handle.
         let cf: Arc<BoundColumnFamily<'static>> = unsafe { std::mem::transmute(cf) };
         let write_slot = store.write_back.column_slot(name);
-        Ok(StateColumnFamily { cf, store: Arc::clone(store), name: name.to_owned(), write_slot })
+        Ok(StateColumnFamily {
+            scan_iterator: KeptIterator::default(),
+            cf,
+            store: Arc::clone(store),
+            name: name.to_owned(),
+            write_slot,
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -760,28 +772,33 @@ impl StateColumnFamily {
     /// beginning after `resume_after` if given, until at least `max_bytes` are encoded. A batch
     /// shorter than `max_bytes` holds every remaining entry.
     pub fn scan_prefix(&self, prefix: &[u8], resume_after: Option<&[u8]>, max_bytes: usize) -> Result<Vec<u8>> {
-        let mut it = self.prefix_iterator(prefix)?;
-        match resume_after {
-            Some(after) => {
-                it.seek(after);
-                if it.key() == Some(after) {
-                    it.next();
+        let db = self.db()?;
+        let scan = |it: &mut rocksdb::DBRawIteratorWithThreadMode<'_, Db>| {
+            match resume_after {
+                Some(after) => {
+                    it.seek(after);
+                    if it.key() == Some(after) {
+                        it.next();
+                    }
+                }
+                None => it.seek(prefix),
+            }
+            let mut out = Vec::with_capacity(max_bytes.min(SCAN_BATCH_START_BYTES));
+            while out.len() < max_bytes {
+                match (it.key(), it.value()) {
+                    (Some(key), Some(value)) if key.starts_with(prefix) => {
+                        batch::encode_entry(&mut out, 0, key, value);
+                        it.next();
+                    }
+                    _ => break,
                 }
             }
-            None => it.seek(prefix),
-        }
-        let mut out = Vec::new();
-        while out.len() < max_bytes {
-            match (it.key(), it.value()) {
-                (Some(key), Some(value)) if key.starts_with(prefix) => {
-                    batch::encode_entry(&mut out, 0, key, value);
-                    it.next();
-                }
-                _ => break,
-            }
-        }
-        it.status()?;
-        Ok(out)
+            it.status()?;
+            Ok(out)
+        };
+        // SAFETY: `scan_iterator` is declared before `store` in this struct, so the database
+        // outlives the iterator it keeps.
+        unsafe { self.scan_iterator.scan(|| db.raw_iterator_cf(&self.cf), scan) }
     }
 
     /// The greatest key that starts with `prefix` and, if `before` is given, is below it.
@@ -1118,6 +1135,45 @@ pub(crate) mod tests {
         assert_eq!(map.delete_prefix(b"b").unwrap(), 4);
         assert!(map.scan_prefix(b"b", None, 1 << 20).unwrap().is_empty());
         assert_eq!(map.count_entries().unwrap(), 2);
+    }
+
+    /// The scan iterator is kept between scans, so each scan must see every write, delete,
+    /// flush and compaction since the last one, with and without the write-back buffer.
+    #[test]
+    fn prefix_scans_see_what_changed_since_the_last_scan() {
+        for write_back_bytes in [0, 64 << 10] {
+            let dir = crate::test_support::TempDir::new();
+            let config = StoreConfig { write_back_bytes, ..test_config() };
+            let store = KeyedStore::open(dir.path(), config).unwrap();
+            let map = StateColumnFamily::open(&store, "map").unwrap();
+            let mut model = std::collections::BTreeMap::new();
+            let mut random = crate::test_support::Xorshift::new(write_back_bytes as u64 + 7);
+            for step in 0..20_000u32 {
+                let key = [random.below(8) as u8, random.below(16) as u8];
+                if random.below(3) == 0 {
+                    map.delete(&key).unwrap();
+                    model.remove(key.as_slice());
+                } else {
+                    let value = step.to_be_bytes();
+                    map.put(&key, &value).unwrap();
+                    model.insert(key.to_vec(), value.to_vec());
+                }
+                match step % 1_000 {
+                    500 => store.flush().unwrap(),
+                    999 => map.compact().unwrap(),
+                    _ => {}
+                }
+                let prefix = [random.below(8) as u8];
+                let scanned: Vec<(Vec<u8>, Vec<u8>)> = batch::decode(&map.scan_prefix(&prefix, None, 1 << 20).unwrap())
+                    .map(|entry| entry.map(|entry| (entry.key.to_vec(), entry.value.unwrap().to_vec())).unwrap())
+                    .collect();
+                let expected: Vec<(Vec<u8>, Vec<u8>)> = model
+                    .range(prefix.to_vec()..vec![prefix[0] + 1])
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect();
+                assert_eq!(scanned, expected, "step {step}, write-back {write_back_bytes}");
+            }
+        }
     }
 
     fn key_list(keys: &[&[u8]]) -> Vec<u8> {
