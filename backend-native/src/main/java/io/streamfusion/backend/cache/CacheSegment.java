@@ -69,6 +69,15 @@ final class CacheSegment {
     private long capacity;
     private int hand;
 
+    /**
+     * How far the CLOCK hand moves at each step: coprime with the slot count, so the hand still
+     * passes every slot once a turn, and about 0.618 of it, so that one eviction lands far from the
+     * last. A hand moving to the next slot evicted runs of neighbours while the rest of the table
+     * filled up: with linear probing, a run of 60,000 of a full segment's 131,068 slots held
+     * entries, and every miss and insert that probed into it walked it.
+     */
+    private int handStride;
+
     private long hits;
     private long misses;
     private long evictions;
@@ -85,6 +94,19 @@ final class CacheSegment {
         this.slotCount = slotCount;
         tableBytes = tableBytes(slotCount);
         hand = 0;
+        handStride = handStride(slotCount);
+    }
+
+    private static int handStride(int slotCount) {
+        int stride = (int) (slotCount * 0.618) | 1;
+        while (greatestCommonDivisor(stride, slotCount) != 1) {
+            stride += 2;
+        }
+        return stride;
+    }
+
+    private static int greatestCommonDivisor(int a, int b) {
+        return b == 0 ? a : greatestCommonDivisor(b, a % b);
     }
 
     /** The next larger table: twice the power of two, as short of it. */
@@ -330,18 +352,37 @@ final class CacheSegment {
             int at = hand * STRIDE;
             long tag = slots[at];
             if (tag == 0) {
-                hand = next(hand);
+                advanceHand();
             } else if ((tag & REFERENCED) != 0) {
                 slots[at] = tag & ~REFERENCED;
-                hand = next(hand);
+                advanceHand();
             } else {
-                // The shift moves only entries from after the hand to the hand or after it, so
-                // the hand passes none of them.
+                // The hand moves on: an entry shifted back into this slot may have been passed
+                // already this turn, and looking at it again would evict it without its chance.
                 removeAt(hand);
+                advanceHand();
                 evictions++;
                 return;
             }
         }
+    }
+
+    private void advanceHand() {
+        hand += handStride;
+        if (hand >= slotCount) {
+            hand -= slotCount;
+        }
+    }
+
+    /** The longest run of occupied slots, which bounds how far a miss or an insert probes. */
+    synchronized int longestOccupiedRun() {
+        int longest = 0;
+        int run = 0;
+        for (int i = 0; i < 2 * slotCount && run < slotCount; i++) {
+            run = slots[(i % slotCount) * STRIDE] == 0 ? 0 : run + 1;
+            longest = Math.max(longest, run);
+        }
+        return longest;
     }
 
     /** Empties a slot and shifts back the entries after it that probed past it. */

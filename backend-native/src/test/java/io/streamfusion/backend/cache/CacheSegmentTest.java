@@ -45,6 +45,28 @@ class CacheSegmentTest {
     }
 
     /**
+     * A full segment keeps evicting while uniformly random keys arrive, half of them read again.
+     * Its occupied slots must stay scattered: a CLOCK hand that evicted neighbours one after
+     * another left one run of about 60,000 occupied slots in this table of 131,068 (two thirds
+     * full), and every miss and insert that reached it probed along it.
+     */
+    @Test
+    void evictionKeepsOccupiedRunsShortInAFullTable() {
+        CacheSegment segment = new CacheSegment(17L << 20);
+        SplittableRandom random = new SplittableRandom(11);
+        for (int op = 0; op < 400_000; op++) {
+            byte[] key = key(19, random.nextInt(5_000_000));
+            int hash = (int) CacheKeyBytes.hash(STATE, key);
+            if (segment.read(STATE, key, hash) == null) {
+                segment.put(STATE, key, hash, value(op), false);
+            }
+        }
+        assertTrue(segment.stats().evictionCount() > 100_000, "the segment must be full and evicting");
+        int longest = segment.longestOccupiedRun();
+        assertTrue(longest < 1_000, "longest run of occupied slots: " + longest);
+    }
+
+    /**
      * A random mix of puts, replacements, removals and reads, with many keys forced onto the same
      * few hashes so that probe runs are long and removals shift them, checked against a map.
      */
