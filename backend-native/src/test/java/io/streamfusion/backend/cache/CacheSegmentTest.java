@@ -61,7 +61,8 @@ class CacheSegmentTest {
                 segment.put(STATE, key, hash, value(op), false);
             }
         }
-        assertTrue(segment.stats().evictionCount() > 100_000, "the segment must be full and evicting");
+        assertTrue(
+                segment.stats().evictionCount() > 100_000, "the segment must be full and evicting");
         int longest = segment.longestOccupiedRun();
         assertTrue(longest < 1_000, "longest run of occupied slots: " + longest);
     }
