@@ -47,7 +47,7 @@ impl KeptIterator {
     /// The database that `make`'s iterators borrow must outlive this `KeptIterator`.
     pub unsafe fn scan<'db, R>(
         &self,
-        make: impl Fn() -> DBRawIteratorWithThreadMode<'db, Db>,
+        make: impl FnOnce() -> DBRawIteratorWithThreadMode<'db, Db>,
         scan: impl FnOnce(&mut DBRawIteratorWithThreadMode<'_, Db>) -> Result<R>,
     ) -> Result<R> {
         let Ok(mut slot) = self.slot.try_lock() else {
