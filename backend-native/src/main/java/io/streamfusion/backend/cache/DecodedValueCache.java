@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * every {@link #CHECK_INTERVAL_KEYS} keys the slot's backends are set to ({@link #countKey}), so
  * that work on other state kinds, which needs the block cache, takes the loan back too. The same
  * checks let a cache that few reads hit give part of its own share to the block cache instead
- * ({@link ShareReturn}); it borrows only while it gives nothing.
+ * ({@link ShareReturn}), and have only one read in eight consult it ({@link ReadSampling}); it
+ * borrows only while it gives nothing.
  */
 public final class DecodedValueCache {
 
@@ -51,15 +52,8 @@ public final class DecodedValueCache {
     private final AtomicLong sizeEvictions = new AtomicLong();
     private long sizeEvictionsAtCheck;
 
-    /**
-     * While the cache keeps only the least part of its share, one read in this many consults it:
-     * enough to measure its hits, and the others skip a lookup and an admission that would all but
-     * always miss.
-     */
-    static final int SAMPLED_READ_INTERVAL = 8;
-
-    /** The capacity at and below which reads are sampled: the least part of its share it keeps. */
-    private final long sampledCapacityBytes;
+    /** Whether reads consult the cache one in {@link ReadSampling#SAMPLED_READ_INTERVAL} times. */
+    private volatile boolean sampling;
 
     /** Reads while sampling, counted without synchronisation: a lost count only moves a sample. */
     private int sampledReads;
@@ -85,7 +79,6 @@ public final class DecodedValueCache {
         }
         this.ownBytes = ownBytes;
         this.capacityBytes = ownBytes;
-        this.sampledCapacityBytes = ShareReturn.leastKept(ownBytes);
         this.lender = lender;
         this.doorkeeper = new AdmissionDoorkeeper(ownBytes);
         int segmentCount =
@@ -108,17 +101,13 @@ public final class DecodedValueCache {
     }
 
     /**
-     * Whether a read consults the cache: every read, except while the cache keeps only the least
-     * part of its share, when one in {@link #SAMPLED_READ_INTERVAL} does. A read that does not
-     * consult it reads RocksDB, which the cache never runs ahead of, and admits nothing. Writes
+     * Whether a read consults the cache: every read, except while few reads hit it ({@link
+     * ReadSampling}), when one in {@link ReadSampling#SAMPLED_READ_INTERVAL} does. A read that does
+     * not consult it reads RocksDB, which the cache never runs ahead of, and admits nothing. Writes
      * always keep cached keys current.
      */
     boolean consults() {
-        return !sampling() || ++sampledReads % SAMPLED_READ_INTERVAL == 0;
-    }
-
-    private boolean sampling() {
-        return capacityBytes <= sampledCapacityBytes;
+        return !sampling || ++sampledReads % ReadSampling.SAMPLED_READ_INTERVAL == 0;
     }
 
     /** The entry of a cached key for a read (counted, marked as used), or null. */
@@ -141,10 +130,11 @@ public final class DecodedValueCache {
 
     /**
      * Adjusts what the cache borrows of the block cache ({@link IdleMemoryLoan}) or, while it
-     * borrows nothing, what it gives the block cache of its own share ({@link ShareReturn}). A
-     * smaller cache evicts before it returns or gives memory, and a larger one grows after it
-     * borrowed or took back, so the slot holds no more than its budget, except for the bytes an
-     * operator's reservation took back of the loan since the last check.
+     * borrows nothing, what it gives the block cache of its own share ({@link ShareReturn}); then
+     * whether its reads are sampled ({@link ReadSampling}). A smaller cache evicts before it
+     * returns or gives memory, and a larger one grows after it borrowed or took back, so the slot
+     * holds no more than its budget, except for the bytes an operator's reservation took back of
+     * the loan since the last check.
      */
     synchronized void rebalance() {
         keysSinceCheck = 0;
@@ -157,6 +147,21 @@ public final class DecodedValueCache {
         ValueCacheStats stats = stats();
         ValueCacheStats sinceCheck = stats.minus(statsAtCheck);
         statsAtCheck = stats;
+        long held = capacityBytes;
+        resizeForTheBlockCache(sinceCheck, evicting);
+        // A cache that grew gets every read until the next check: its hits were measured smaller.
+        sampling =
+                capacityBytes <= held
+                        && ReadSampling.samples(
+                                sampling,
+                                Math.max(ownBytes, held),
+                                held,
+                                sinceCheck.hitCount(),
+                                sinceCheck.missCount(),
+                                evicting);
+    }
+
+    private void resizeForTheBlockCache(ValueCacheStats sinceCheck, boolean evicting) {
         // The loan as the block cache has it, which a reservation may have cut since it was lent.
         BlockCacheRoom room = lender.room();
         long wanted = IdleMemoryLoan.wanted(room, evicting);
@@ -230,7 +235,7 @@ public final class DecodedValueCache {
      */
     void admit(long stateId, byte[] key, CachedValue value) {
         long hash = CacheKeyBytes.hash(stateId, key);
-        if (full && !sampling() && !doorkeeper.admit((int) hash)) {
+        if (full && !sampling && !doorkeeper.admit((int) hash)) {
             return;
         }
         countEvictions(segment(hash).put(stateId, key, (int) hash, value, false));

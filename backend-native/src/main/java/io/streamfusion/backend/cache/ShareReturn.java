@@ -35,6 +35,14 @@ final class ShareReturn {
 
     private ShareReturn() {}
 
+    /**
+     * The hit rate of {@code hits} in {@code reads} of a cache holding {@code heldBytes}, scaled to
+     * its share of {@code ownBytes}: for keys read uniformly, the hit rate grows with the size.
+     */
+    static double hitRateAtWholeShare(long ownBytes, long heldBytes, long hits, long reads) {
+        return (double) hits / reads * ownBytes / heldBytes;
+    }
+
     /** The least a cache of {@code ownBytes} keeps of its share. */
     static long leastKept(long ownBytes) {
         return ownBytes / KEPT_SHARE_DIVISOR;
@@ -64,7 +72,7 @@ final class ShareReturn {
             return givenBytes;
         }
         long held = ownBytes - givenBytes;
-        double atWholeShare = (double) hits / reads * ownBytes / held;
+        double atWholeShare = hitRateAtWholeShare(ownBytes, held, hits, reads);
         if (atWholeShare >= TAKE_BACK_AT_HIT_RATE) {
             return Math.max(0, ownBytes - 2 * held);
         }

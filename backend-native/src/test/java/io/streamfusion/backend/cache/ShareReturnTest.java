@@ -114,10 +114,7 @@ class ShareReturnTest {
     @Test
     void keepingAnEighthOneReadInEightConsultsTheCacheAndWritesKeepItCurrent() throws Exception {
         keepAnEighthBesideAFullBlockCache();
-        ValueCacheStats before = cache.stats();
-        readUniformly(2_000_000, 80_000);
-        ValueCacheStats reads = cache.stats().minus(before);
-        assertEquals(10_000, reads.hitCount() + reads.missCount());
+        assertEquals(10_000, consultedOf(80_000));
 
         long fresh = 10_000_000; // keys no read has seen
 
@@ -126,7 +123,7 @@ class ShareReturnTest {
         }
         long cached = 0;
         for (long key = fresh; key < fresh + 64; key++) {
-            for (int read = 0; read < DecodedValueCache.SAMPLED_READ_INTERVAL; read++) {
+            for (int read = 0; read < ReadSampling.SAMPLED_READ_INTERVAL; read++) {
                 Long value = view.get(key(key));
                 if (value != null) {
                     assertEquals(key, value);
@@ -139,7 +136,7 @@ class ShareReturnTest {
             view.afterWrite(key(key), key + 1, new byte[8]);
         }
         for (long key = fresh; key < fresh + 64; key++) {
-            for (int read = 0; read < DecodedValueCache.SAMPLED_READ_INTERVAL; read++) {
+            for (int read = 0; read < ReadSampling.SAMPLED_READ_INTERVAL; read++) {
                 Long value = view.get(key(key));
                 if (value != null) {
                     assertEquals(key + 1, value, "written while its reads were sampled");
@@ -158,6 +155,27 @@ class ShareReturnTest {
     }
 
     @Test
+    void readsAreSampledWhileFewHitEvenWhenTheBlockCacheHasRoom() throws Exception {
+        cacheBeside(58 * MIB);
+        readThenCheck(2_000_000, 200_000);
+        assertEquals(SHARE, cache.capacityBytes(), "the block cache has room: nothing given");
+        assertEquals(10_000, consultedOf(80_000), "one read in eight consults the cache");
+
+        // 40k keys fit the whole share: the sampled reads admit them, and their hits say so.
+        readThenCheck(40_000, 400_000);
+        readThenCheck(40_000, 400_000);
+        assertEquals(80_000, consultedOf(80_000), "every read consults the cache again");
+    }
+
+    /** How many of {@code reads} uniform reads over 2M keys consulted the cache. */
+    private long consultedOf(int reads) throws Exception {
+        ValueCacheStats before = cache.stats();
+        readUniformly(2_000_000, reads);
+        ValueCacheStats after = cache.stats().minus(before);
+        return after.hitCount() + after.missCount();
+    }
+
+    @Test
     void aQuarterOfTheBlockCacheIdleTakesEverythingBackAtOnce() throws Exception {
         cacheBeside(64 * MIB);
         readThenCheck(2_000_000, 200_000);
@@ -168,6 +186,7 @@ class ShareReturnTest {
         readThenCheck(2_000_000, 50_000);
         assertEquals(0, cache.givenBytes());
         assertEquals(SHARE, cache.capacityBytes());
+        assertEquals(10_000, consultedOf(10_000), "a cache that grew gets every read");
         readThenCheck(2_000_000, 200_000);
         assertTrue(cache.borrowedBytes() > 0, "then it borrows the idle block cache as before");
     }
