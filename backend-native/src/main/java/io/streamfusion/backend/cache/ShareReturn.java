@@ -44,7 +44,7 @@ final class ShareReturn {
     }
 
     /** The least a cache of {@code ownBytes} keeps of its share. */
-    static long leastKept(long ownBytes) {
+    private static long leastKept(long ownBytes) {
         return ownBytes / KEPT_SHARE_DIVISOR;
     }
 
