@@ -21,6 +21,8 @@ pub mod word_hash;
 pub mod write_back;
 
 #[cfg(test)]
+mod point_read_throughput;
+#[cfg(test)]
 mod test_support;
 
 pub use error::NativeError;
